@@ -1,0 +1,110 @@
+package image
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Label keys from the OCI image spec annotations that pin reads.
+const (
+	LabelVersion = "org.opencontainers.image.version"
+	LabelCreated = "org.opencontainers.image.created"
+)
+
+// Image is what is known of one image. Digests are canonical "sha256:<hex>".
+type Image struct {
+	// Repository is the full repository name, e.g.
+	// "registry.example.org/forge/forgejo" or "index.docker.io/library/alpine".
+	Repository string
+	// Tag is the tag the image was found by or started from ("" if none).
+	Tag string
+	// Digest is the registry digest: the index digest for a multi-platform
+	// image, else the manifest digest. Empty when no registry digest is known
+	// (a loaded or locally built image on a host).
+	Digest string
+	// ConfigDigest is the digest of the config blob (of the chosen platform
+	// for an index).
+	ConfigDigest string
+	// Platform is the platform of the chosen manifest, "os/arch[/variant]".
+	Platform string
+	// Platforms maps each platform of an index to its manifest digest; nil
+	// for a single-platform manifest.
+	Platforms map[string]string
+	// ImageID is a host's image ID: the config digest with Docker's classic
+	// image store, the manifest or index digest with the containerd image
+	// store. It is never used as a registry digest.
+	ImageID string
+	// Created is the config's build date; zero when unknown.
+	Created time.Time
+	// Labels are the config's labels.
+	Labels map[string]string
+}
+
+// PlatformDigest is the manifest digest of the chosen platform: the entry of
+// the index for Platform, else Digest.
+func (i Image) PlatformDigest() string {
+	if d, ok := i.Platforms[i.Platform]; ok {
+		return d
+	}
+	return i.Digest
+}
+
+// VersionLabel returns the org.opencontainers.image.version label, or "".
+func (i Image) VersionLabel() string { return i.Labels[LabelVersion] }
+
+// CreatedLabel parses the org.opencontainers.image.created label; zero when
+// it is absent or not RFC 3339.
+func (i Image) CreatedLabel() time.Time {
+	s := i.Labels[LabelCreated]
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Ref renders the image as "repository:tag@digest", leaving out what is
+// unknown. An image known only by its host image ID renders as
+// "repository (image ID sha256:…)".
+func (i Image) Ref() string {
+	var b strings.Builder
+	b.WriteString(i.Repository)
+	if i.Tag != "" {
+		b.WriteString(":" + i.Tag)
+	}
+	if i.Digest != "" {
+		b.WriteString("@" + i.Digest)
+	} else if i.ImageID != "" {
+		fmt.Fprintf(&b, " (image ID %s)", i.ImageID)
+	}
+	return b.String()
+}
+
+// Short abbreviates a digest to its algorithm and the first 12 hex digits.
+func Short(digest string) string {
+	alg, hex, ok := strings.Cut(digest, ":")
+	if !ok || len(hex) <= 12 {
+		return digest
+	}
+	return alg + ":" + hex[:12]
+}
+
+// Identities lists every digest that names this image's content: the registry
+// digest, the config digest, the host image ID and, for an index, the
+// manifest digest of each platform. Empty strings are left out.
+func (i Image) Identities() []string {
+	ids := make([]string, 0, 3+len(i.Platforms))
+	for _, d := range []string{i.Digest, i.ConfigDigest, i.ImageID} {
+		if d != "" {
+			ids = append(ids, d)
+		}
+	}
+	for _, d := range i.Platforms {
+		ids = append(ids, d)
+	}
+	return ids
+}

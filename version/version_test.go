@@ -1,0 +1,125 @@
+package version
+
+import (
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		scheme, tag string
+		ok          bool
+		variant     string
+		version     string
+	}{
+		{"semver", "1.27.3", true, "{3}", "1.27.3"},
+		{"semver", "v1.2", true, "v{2}", "1.2"},
+		{"semver", "1.2.3.4", true, "{4}", "1.2.3.4"},
+		{"semver", "1.27", true, "{2}", "1.27"},
+		{"semver", "1.27.3-alpine", true, "{3}-alpine", "1.27.3"},
+		{"semver", "1.27.3-rootless", true, "{3}-rootless", "1.27.3"},
+		{"semver", "1.3.0-rc.1", true, "{3}", "1.3.0-rc.1"},
+		{"semver", "1.3.0-rc1-alpine", true, "{3}-alpine", "1.3.0-rc1"},
+		{"semver", "3.7.0b1", true, "{3}", "3.7.0-b1"},
+		{"semver", "2.0.dev3", true, "{2}", "2.0-dev3"},
+		{"semver", "1.2.3+build.5", true, "{3}", "1.2.3"},
+		{"semver", "1.2.3-a", true, "{3}-a", "1.2.3"},
+		{"semver", "1.2.3-alpine3.19", true, "{3}-alpine3.19", "1.2.3"},
+		{"semver", "latest", false, "", ""},
+		{"semver", "7", false, "", ""},
+		{"semver", "1.2.3.4.5", false, "", ""},
+		{"calver", "2026.08.20", true, "{3}", "2026.8.20"},
+		{"calver", "20260820", true, "{3}", "2026.8.20"},
+		{"calver", "24.04", true, "{2}", "24.4"},
+		{"calver", "2026.13.01", false, "", ""},
+		{"calver", "latest", false, "", ""},
+		{"numeric", "1234", true, "{1}", "1234"},
+		{"numeric", "build-17", true, "build-{1}", "17"},
+		{"numeric", "r17-slim", true, "r{1}-slim", "17"},
+		{"regex:^release-(?P<version>[0-9.]+)-(linux)$", "release-1.4.2-linux", true, "release-{3}-linux", "1.4.2"},
+		{"regex:^release-(?P<version>[0-9.]+)$", "nightly", false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scheme+"/"+tt.tag, func(t *testing.T) {
+			s, err := ParseScheme(tt.scheme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := s.Parse(tt.tag)
+			if ok != tt.ok {
+				t.Fatalf("Parse(%q) ok = %v, want %v", tt.tag, ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if got := v.Variant(); got != tt.variant {
+				t.Errorf("variant = %q, want %q", got, tt.variant)
+			}
+			if got := v.String(); got != tt.version {
+				t.Errorf("version = %q, want %q", got, tt.version)
+			}
+			if v.Original != tt.tag {
+				t.Errorf("original = %q, want the tag unchanged", v.Original)
+			}
+		})
+	}
+}
+
+func TestCompare(t *testing.T) {
+	// Each list is strictly ascending.
+	ladders := [][]string{
+		{"1.22.6", "1.23.0", "1.27.3", "1.27.10", "2.0.0"},
+		{"1.3.0-dev1", "1.3.0-alpha.1", "1.3.0-alpha.2", "1.3.0-beta", "1.3.0-rc.1", "1.3.0-rc.2", "1.3.0"},
+		{"3.7.0a1", "3.7.0b1", "3.7.0b2", "3.7.0rc1", "3.7.0"},
+		{"1.2", "1.2.1", "1.2.1.1", "1.3"},
+	}
+	s := Scheme{}
+	for _, l := range ladders {
+		for i := range l {
+			for j := range l {
+				a, _ := s.Parse(l[i])
+				b, _ := s.Parse(l[j])
+				want := cmpInt(i, j)
+				if got := Compare(a, b); got != want {
+					t.Errorf("Compare(%s, %s) = %d, want %d", l[i], l[j], got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestParseScheme(t *testing.T) {
+	for _, bad := range []string{"semvar", "regex:(", "regex:^v[0-9]+$"} {
+		if _, err := ParseScheme(bad); err == nil {
+			t.Errorf("ParseScheme(%q) succeeded, want an error", bad)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"1.2.3", "v1.2-rc.1-alpine", "3.7.0b1", "20260820", "latest", "1.2.3+x", "1..2", "v-"} {
+		f.Add(s)
+	}
+	schemes := []Scheme{{Kind: SemVer}, {Kind: CalVer}, {Kind: Numeric}}
+	re, _ := ParseScheme("regex:^(?P<version>[0-9.]+)(-.*)?$")
+	schemes = append(schemes, re)
+	f.Fuzz(func(t *testing.T, tag string) {
+		for _, s := range schemes {
+			v, ok := s.Parse(tag)
+			if !ok {
+				continue
+			}
+			if len(v.Parts) == 0 {
+				t.Fatalf("%s: %q parsed with no parts", s, tag)
+			}
+			// A version equals itself and ordering is antisymmetric.
+			if Compare(v, v) != 0 {
+				t.Fatalf("%s: %q does not equal itself", s, tag)
+			}
+			w, _ := s.Parse("1.0.0")
+			if len(w.Parts) > 0 && Compare(v, w) != -Compare(w, v) {
+				t.Fatalf("%s: Compare not antisymmetric for %q", s, tag)
+			}
+			_ = v.SemVer()
+		}
+	})
+}
