@@ -1,0 +1,16 @@
+// Package catalogue loads the HCL files that declare hosts, registries and
+// modules, and checks them.
+//
+// Load reads one file or every *.hcl file of a folder (in name order) and
+// returns the catalogue together with hcl.Diagnostics: every mistake in every
+// file, each with its source range, a terse summary and a detail that says
+// what to write instead. A catalogue with errors is returned as far as it
+// could be read, for tooling, but must not be resolved.
+//
+// Relative paths in a catalogue (a snapshot file, a layout mirror) are taken
+// relative to the folder of the file that names them, and stored absolute
+// or cleaned.
+//
+// The package reads and validates; it never contacts a host or a registry
+// and never decides which image wins.
+package catalogue

@@ -1,0 +1,158 @@
+package catalogue
+
+import (
+	"regexp"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pin-tool/pin/version"
+)
+
+// Policy is a module's pin policy.
+type Policy string
+
+const (
+	Exact          Policy = "exact"
+	AtLeastRunning Policy = "at-least-running"
+	TrackUpstream  Policy = "track-upstream"
+)
+
+// Policies lists the valid policies, in the order documentation names them.
+var Policies = []Policy{Exact, AtLeastRunning, TrackUpstream}
+
+// ModuleLabel is the container label that assigns a container to a module
+// without naming the container in the catalogue.
+const ModuleLabel = "pin.module"
+
+// Catalogue is a loaded catalogue. Slices are sorted by name.
+type Catalogue struct {
+	Hosts      []*Host
+	Registries []*Registry
+	Modules    []*Module
+	// Files holds the parsed files, for rendering diagnostics with source
+	// snippets.
+	Files map[string]*hcl.File
+}
+
+// Host is a machine that runs containers, read live or from a snapshot.
+type Host struct {
+	Name string
+	// Docker is the Docker Engine address (unix://, tcp://, ssh://); empty
+	// with no Snapshot means the DOCKER_HOST environment default.
+	Docker string
+	// Snapshot is the path of a snapshot file read instead of an engine.
+	Snapshot string
+	// TLS settings for tcp:// as the Docker CLI takes them.
+	CertPath  string
+	TLSVerify bool
+	DeclRange hcl.Range
+}
+
+// Registry configures access to one registry host.
+type Registry struct {
+	// Host is the registry host as it appears in image names
+	// ("registry.example.org", "index.docker.io").
+	Host string
+	// MirrorLayout is an OCI image layout folder used instead of the host.
+	MirrorLayout string
+	// MirrorHost is another registry host used instead of the host.
+	MirrorHost string
+	// Insecure allows plain http to this registry (loopback always may).
+	Insecure  bool
+	DeclRange hcl.Range
+}
+
+// Pin is what the catalogue author wrote in pin: a tag, a digest or both.
+type Pin struct {
+	Text   string
+	Tag    string
+	Digest string
+}
+
+// Module is one service and its pin policy.
+type Module struct {
+	Name string
+	// Image is the full repository name, normalised
+	// ("alpine" → "index.docker.io/library/alpine").
+	Image  string
+	Policy Policy
+	Pin    Pin
+	// Tag is a floating tag that track-upstream follows ("latest").
+	Tag string
+	// Constraint limits track-upstream candidates by semver range over the
+	// version core; nil when absent.
+	Constraint     *semver.Constraints
+	ConstraintText string
+	// Tags limits track-upstream candidates to tags matching it; nil when
+	// absent.
+	Tags       *regexp.Regexp
+	Versioning version.Scheme
+	// Prerelease lets track-upstream pick pre-releases.
+	Prerelease bool
+	// AnyVariant lets tags of different variants be compared.
+	AnyVariant bool
+	// Platforms are the platforms to resolve an index to when no running
+	// container says which; empty means linux/amd64.
+	Platforms []string
+	// AllowDowngrade is the stated reason a downgrade is wanted; empty when
+	// none is allowed.
+	AllowDowngrade string
+	// OneWay marks a service whose upgrades migrate data: a downgrade also
+	// needs Restore, the backup it restores from.
+	OneWay  bool
+	Restore string
+	RunsOn  []RunsOn
+
+	DeclRange hcl.Range
+	// Ranges of attributes, for diagnostics raised after loading.
+	AttrRanges map[string]hcl.Range
+}
+
+// RunsOn says where a module runs: a host and, on it, a container.
+type RunsOn struct {
+	Host string
+	// Container is the container name; empty means containers labelled
+	// pin.module=<module name>.
+	Container string
+	DeclRange hcl.Range
+}
+
+// Module returns the module with the given name, or nil.
+func (c *Catalogue) Module(name string) *Module {
+	for _, m := range c.Modules {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Host returns the host with the given name, or nil.
+func (c *Catalogue) Host(name string) *Host {
+	for _, h := range c.Hosts {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// Registry returns the registry block for a registry host, or nil.
+func (c *Catalogue) Registry(host string) *Registry {
+	for _, r := range c.Registries {
+		if r.Host == host {
+			return r
+		}
+	}
+	return nil
+}
+
+// Platform is the platform to resolve an index to, absent a running
+// container that says: the module's first platform, else linux/amd64.
+func (m *Module) Platform() string {
+	if len(m.Platforms) > 0 {
+		return m.Platforms[0]
+	}
+	return "linux/amd64"
+}
