@@ -1,0 +1,198 @@
+package lock
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const (
+	dA = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	dB = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	dC = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+)
+
+func sample() *Lock {
+	return &Lock{Modules: []*Module{
+		{
+			Name: "web", Policy: "track-upstream", Image: "index.docker.io/library/nginx", Tag: "v1.2",
+			Digest: dA, Platforms: map[string]string{"linux/arm64/v8": dC, "linux/amd64": dB},
+			Version: "1.2", Source: SourceUpstream, Rule: "version", Reason: "newest upstream tag within ~1.2",
+		},
+		{
+			Name: "forge", Policy: "at-least-running", Image: "registry.example.org/forge/forgejo", Tag: "1.27.3",
+			Digest: dB, Config: dC, Version: "1.27.3", Created: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC),
+			Source: SourceRunning, Rule: "version", Reason: "host mesh-1 runs 1.27.3, newer than the pin 1.22.6",
+			Observed: []Observation{
+				{Host: "mesh-2", Container: "forgejo", Tag: "1.27.3", Digest: dB, ImageID: dC, Version: "1.27.3"},
+				{Host: "mesh-1", Container: "forgejo", Tag: "1.27.3", Digest: dB, ImageID: dC, Version: "1.27.3", Created: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)},
+			},
+		},
+		{
+			Name: "db", Policy: "exact", Image: "registry.example.org/db/postgres", Digest: dA, Source: SourcePin,
+			Rule: "version", Reason: "the exact pin", AllowDowngrade: "16.5 corrupts indexes", Restore: "backup 2026-11-30",
+		},
+	}}
+}
+
+func TestFormatGolden(t *testing.T) {
+	got := Format(sample())
+	golden := filepath.Join("testdata", "sample.lock.hcl")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("Format (-golden +got):\n%s", diff)
+	}
+	// Same input, same bytes, whatever the order the model was built in.
+	if again := Format(sample()); string(again) != string(got) {
+		t.Error("Format is not deterministic")
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	first := Format(sample())
+	l, diags := Parse(first, "sample.lock.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := sample()
+	want.normalise() // sample() is built unsorted
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("parse(format(x)) != x (-want +got):\n%s", diff)
+	}
+	if second := Format(l); string(second) != string(first) {
+		t.Errorf("format → parse → format changed the bytes:\n%s", cmp.Diff(string(first), string(second)))
+	}
+}
+
+func TestParseMangled(t *testing.T) {
+	tests := []struct{ name, src, summary string }{
+		{"short name", `module "x" {
+  policy = "exact"
+  image  = "alpine"
+  digest = "` + dA + `"
+  source = "pin"
+}`, "Image not in canonical form"},
+		{"stripped digest", `module "x" {
+  policy = "exact"
+  image  = "registry.example.org/x"
+  digest = "aaaa"
+  source = "pin"
+}`, "Invalid digest in lock"},
+		{"unknown source", `module "x" {
+  policy = "exact"
+  image  = "registry.example.org/x"
+  digest = "` + dA + `"
+  source = "magic"
+}`, "Invalid source"},
+		{"unknown attribute", `module "x" {
+  policy = "exact"
+  image  = "registry.example.org/x"
+  digest = "` + dA + `"
+  source = "pin"
+  colour = "blue"
+}`, "Unsupported argument"},
+		{"duplicate", `module "x" {
+  policy = "exact"
+  image  = "registry.example.org/x"
+  digest = "` + dA + `"
+  source = "pin"
+}
+module "x" {
+  policy = "exact"
+  image  = "registry.example.org/x"
+  digest = "` + dA + `"
+  source = "pin"
+}`, "Duplicate module in lock"},
+		{"bad date", `module "x" {
+  policy  = "exact"
+  image   = "registry.example.org/x"
+  digest  = "` + dA + `"
+  source  = "pin"
+  created = "yesterday"
+}`, "Invalid date in lock"},
+		{"broken syntax", `module "x" {`, "Unclosed configuration block"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Parse([]byte(tt.src), "pin.lock.hcl")
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			var sums []string
+			for _, d := range diags {
+				sums = append(sums, d.Summary)
+				if d.Subject == nil {
+					t.Errorf("%q has no range", d.Summary)
+				}
+			}
+			if !strings.Contains(strings.Join(sums, "|"), tt.summary) {
+				t.Errorf("diagnostics %q, want %q", sums, tt.summary)
+			}
+		})
+	}
+}
+
+func TestSaveOnlyOnChangeAndAtomically(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, DefaultPath)
+	wrote, err := Save(p, sample())
+	if err != nil || !wrote {
+		t.Fatalf("first save: wrote=%v err=%v", wrote, err)
+	}
+	st1, _ := os.Stat(p)
+	wrote, err = Save(p, sample())
+	if err != nil || wrote {
+		t.Fatalf("unchanged save: wrote=%v err=%v", wrote, err)
+	}
+	st2, _ := os.Stat(p)
+	if !st1.ModTime().Equal(st2.ModTime()) {
+		t.Error("an unchanged lock was rewritten")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	l, _, diags := Load(p)
+	if diags.HasErrors() || len(l.Modules) != 3 {
+		t.Fatalf("load: %v, %d modules", diags, len(l.Modules))
+	}
+	empty, src, diags := Load(filepath.Join(dir, "missing.hcl"))
+	if diags.HasErrors() || src != nil || len(empty.Modules) != 0 {
+		t.Error("a missing lock is not an empty one")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(Format(sample()))
+	f.Add([]byte(`module "x" { policy = "exact" }`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		l, diags := Parse(src, "fuzz.lock.hcl")
+		if diags.HasErrors() {
+			return
+		}
+		// Whatever parses cleanly formats, and formats to a fixed point.
+		out := Format(l)
+		l2, diags := Parse(out, "again.lock.hcl")
+		if diags.HasErrors() {
+			t.Fatalf("formatted lock does not parse: %v\n%s", diags, out)
+		}
+		if again := Format(l2); string(again) != string(out) {
+			t.Fatalf("format not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
+		}
+	})
+}
