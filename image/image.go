@@ -1,10 +1,15 @@
 package image
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
+
+// ErrNotFound marks a source's answer that a tag, digest or platform does
+// not exist, so that callers can tell "absent" from "broken".
+var ErrNotFound = errors.New("not found")
 
 // Label keys from the OCI image spec annotations that pin reads.
 const (

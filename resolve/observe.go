@@ -1,0 +1,196 @@
+package resolve
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/image"
+)
+
+// Host is a machine whose containers pin reads: a live engine or a snapshot.
+type Host interface {
+	Observe(ctx context.Context) (*host.Snapshot, error)
+}
+
+// Observed is what every host answered, or the error it gave.
+type Observed struct {
+	Snapshots map[string]*host.Snapshot
+	Errors    map[string]error
+}
+
+// ObserveHosts reads all hosts concurrently. A host that fails does not stop
+// the others: its error is kept by name.
+func ObserveHosts(ctx context.Context, hosts map[string]Host) Observed {
+	out := Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, h := range hosts {
+		wg.Go(func() {
+			s, err := h.Observe(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				out.Errors[name] = err
+				return
+			}
+			out.Snapshots[name] = s
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// Observation is one container that a module takes over, and its image.
+type Observation struct {
+	Host      string
+	Container string
+	State     string
+	// Image is what the host knows of the image: the tag the container was
+	// started from, the registry digest from the host's repo digests (empty
+	// for a loaded or locally built image), the image ID, build date, labels
+	// and platform.
+	Image image.Image
+}
+
+// Floor reports whether the observation bounds the lock from below: only a
+// running container does. A stopped one is reported, not a floor.
+func (o Observation) Floor() bool {
+	return o.State == "running" || o.State == "paused" || o.State == "restarting"
+}
+
+// Where renders "host/container".
+func (o Observation) Where() string { return o.Host + "/" + o.Container }
+
+// Observations finds the containers module m takes over: on each runs_on
+// host, the container named there, or, where no container is named, those
+// labelled pin.module=<module>; and on every host, containers labelled with
+// the module's name. missing lists the runs_on containers not found.
+func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missing []string) {
+	type key struct{ host, id string }
+	done := map[key]bool{}
+	add := func(hostName string, s *host.Snapshot, c host.Container) {
+		k := key{hostName, c.ID + "/" + c.Name}
+		if done[k] {
+			return
+		}
+		done[k] = true
+		obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: containerImage(m.Image, s, c)})
+	}
+	for _, ro := range m.RunsOn {
+		s := seen.Snapshots[ro.Host]
+		if s == nil {
+			continue // the host failed; the caller reports its error
+		}
+		found := false
+		for _, c := range s.Containers {
+			if (ro.Container != "" && c.Name == ro.Container) || (ro.Container == "" && c.Labels[catalogue.ModuleLabel] == m.Name) {
+				add(ro.Host, s, c)
+				found = true
+			}
+		}
+		if !found {
+			what := ro.Container
+			if what == "" {
+				what = "label " + catalogue.ModuleLabel + "=" + m.Name
+			}
+			missing = append(missing, ro.Host+"/"+what)
+		}
+	}
+	hosts := make([]string, 0, len(seen.Snapshots))
+	for h := range seen.Snapshots {
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	for _, h := range hosts {
+		s := seen.Snapshots[h]
+		for _, c := range s.Containers {
+			if c.Labels[catalogue.ModuleLabel] == m.Name {
+				add(h, s, c)
+			}
+		}
+	}
+	slices.SortFunc(obs, func(a, b Observation) int {
+		if c := strings.Compare(a.Host, b.Host); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Container, b.Container)
+	})
+	return obs, missing
+}
+
+// containerImage turns what a host says of a container's image into an
+// image.Image of the module's repository. The image ID is kept as such and
+// never taken for a registry digest.
+func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image {
+	img := image.Image{Repository: repo, ImageID: c.ImageID}
+	if c.Image != "" && !strings.HasPrefix(c.Image, "sha256:") {
+		if ref, err := name.ParseReference(c.Image); err == nil {
+			switch r := ref.(type) {
+			case name.Tag:
+				if !strings.Contains(c.Image, "@") {
+					img.Tag = r.TagStr()
+				}
+			case name.Digest:
+				img.Digest = r.DigestStr()
+				// "repo:tag@digest" keeps its tag.
+				if before, _, ok := strings.Cut(c.Image, "@"); ok {
+					if t, err := name.NewTag(before); err == nil && catalogueHasTag(before) {
+						img.Tag = t.TagStr()
+					}
+				}
+			}
+		}
+	}
+	hi, ok := s.Image(c.ImageID)
+	if !ok {
+		return img
+	}
+	img.Created = hi.Created
+	img.Labels = hi.Labels
+	img.Platform = hi.Platform()
+	if img.Digest == "" {
+		img.Digest = repoDigest(repo, hi.RepoDigests)
+	}
+	if s.ImageStore == "classic" {
+		img.ConfigDigest = c.ImageID
+	}
+	return img
+}
+
+func catalogueHasTag(ref string) bool {
+	i := strings.LastIndex(ref, "/")
+	return strings.Contains(ref[i+1:], ":")
+}
+
+// repoDigest picks the host's repo digest for repo: the one of that
+// repository, else one whose path matches (the host pulled from a mirror),
+// else the first. A digest names content whatever repository serves it.
+func repoDigest(repo string, repoDigests []string) string {
+	var byPath, first string
+	_, path, _ := strings.Cut(repo, "/")
+	for _, rd := range repoDigests {
+		d, err := name.NewDigest(rd)
+		if err != nil {
+			continue
+		}
+		if d.Context().Name() == repo {
+			return d.DigestStr()
+		}
+		if byPath == "" && d.Context().RepositoryStr() == path {
+			byPath = d.DigestStr()
+		}
+		if first == "" {
+			first = d.DigestStr()
+		}
+	}
+	if byPath != "" {
+		return byPath
+	}
+	return first
+}
