@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
+)
+
+// JSONSchema is the version of pin's JSON output. It changes only when a
+// field changes meaning or goes away; new fields may be added.
+const JSONSchema = 1
+
+// planOutput is the resolve plan, as JSON and as the source of the table.
+type planOutput struct {
+	Schema    int            `json:"schema"`
+	Command   string         `json:"command"`
+	Catalogue string         `json:"catalogue"`
+	Lock      string         `json:"lock"`
+	Changed   bool           `json:"changed"`
+	Written   bool           `json:"written"`
+	Modules   []moduleOutput `json:"modules"`
+}
+
+type moduleOutput struct {
+	Name         string              `json:"name"`
+	Policy       string              `json:"policy"`
+	Change       string              `json:"change"`
+	Old          *imageOutput        `json:"old"`
+	New          *imageOutput        `json:"new"`
+	Observations []observationOutput `json:"observations"`
+	Missing      []string            `json:"missing,omitempty"`
+	Skew         bool                `json:"skew"`
+	Refusal      *refusalOutput      `json:"refusal"`
+	Error        string              `json:"error,omitempty"`
+}
+
+type imageOutput struct {
+	Image          string            `json:"image"`
+	Tag            string            `json:"tag,omitempty"`
+	Digest         string            `json:"digest"`
+	Version        string            `json:"version,omitempty"`
+	Created        string            `json:"created,omitempty"`
+	Platforms      map[string]string `json:"platforms,omitempty"`
+	Source         string            `json:"source,omitempty"`
+	Rule           string            `json:"rule,omitempty"`
+	Reason         string            `json:"reason,omitempty"`
+	AllowDowngrade string            `json:"allow_downgrade,omitempty"`
+	Restore        string            `json:"restore,omitempty"`
+}
+
+type observationOutput struct {
+	Host      string `json:"host"`
+	Container string `json:"container"`
+	State     string `json:"state"`
+	Floor     bool   `json:"floor"`
+	Tag       string `json:"tag,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	ImageID   string `json:"image_id,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Created   string `json:"created,omitempty"`
+}
+
+type refusalOutput struct {
+	Kind    string `json:"kind"`
+	Rule    string `json:"rule"`
+	Host    string `json:"host,omitempty"`
+	Message string `json:"message"`
+}
+
+func lockImage(m *lock.Module) *imageOutput {
+	if m == nil {
+		return nil
+	}
+	return &imageOutput{Image: m.Image, Tag: m.Tag, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
+		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore}
+}
+
+func planReport(p *resolve.Plan, g *globalOptions, changed, written bool) planOutput {
+	out := planOutput{Schema: JSONSchema, Command: "resolve", Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
+	for _, d := range p.Decisions {
+		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Change: string(d.Change()),
+			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
+		for _, o := range d.Observations {
+			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: o.Floor(),
+				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created)})
+		}
+		if r := d.Refusal; r != nil {
+			m.Refusal = &refusalOutput{Kind: r.Kind, Rule: string(r.Order.Rule), Host: r.Observation.Host, Message: r.Error()}
+		}
+		if d.Err != nil {
+			m.Error = d.Err.Error()
+		}
+		out.Modules = append(out.Modules, m)
+	}
+	for _, r := range p.Removed {
+		out.Modules = append(out.Modules, moduleOutput{Name: r.Name, Policy: r.Policy, Change: string(resolve.ChangeRemove), Old: lockImage(r), Observations: []observationOutput{}})
+	}
+	return out
+}
+
+func render(s streams, format string, out planOutput) error {
+	if format == "json" {
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	var b strings.Builder
+	writePlanTable(&b, out)
+	_, err := io.WriteString(s.Out, sanitize(b.String()))
+	return err
+}
+
+// writePlanTable renders the plan for people: one paragraph per module.
+func writePlanTable(w io.Writer, out planOutput) {
+	counts := map[string]int{}
+	for _, m := range out.Modules {
+		counts[m.Change]++
+		fmt.Fprintf(w, "%s (%s): %s\n", m.Name, m.Policy, m.Change)
+		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
+		for _, o := range m.Observations {
+			floor := ""
+			if !o.Floor {
+				floor = " (not running: not a floor)"
+			}
+			fmt.Fprintf(w, "  %-8s %s %s%s\n", "running", o.Host+"/"+o.Container, describeSeen(o), floor)
+		}
+		for _, miss := range m.Missing {
+			fmt.Fprintf(w, "  running  %s: not found\n", miss)
+		}
+		switch {
+		case m.Error != "":
+			fmt.Fprintf(w, "  error    %s\n", m.Error)
+		case m.Refusal != nil:
+			fmt.Fprintf(w, "  refused  %s\n", m.Refusal.Kind)
+		case m.New != nil:
+			fmt.Fprintf(w, "  new      %s\n", describeLocked(m.New))
+			won := m.New.Source
+			if m.New.Rule != "" {
+				won += ", ordered by " + m.New.Rule
+			}
+			fmt.Fprintf(w, "  won      %s\n", won)
+			fmt.Fprintf(w, "  why      %s\n", m.New.Reason)
+		}
+		if m.Skew {
+			fmt.Fprintf(w, "  skew     hosts run different images\n")
+		}
+		fmt.Fprintln(w)
+	}
+	var parts []string
+	for _, c := range []string{"add", "update", "unchanged", "remove", "refused", "error"} {
+		if counts[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
+		}
+	}
+	fmt.Fprintf(w, "Plan: %s.\n", strings.Join(parts, ", "))
+	switch {
+	case out.Written:
+		fmt.Fprintf(w, "Wrote %s.\n", out.Lock)
+	case !out.Changed:
+		fmt.Fprintf(w, "%s is up to date.\n", out.Lock)
+	default:
+		fmt.Fprintf(w, "%s not written.\n", out.Lock)
+	}
+}
+
+func describeLocked(i *imageOutput) string {
+	if i == nil {
+		return "(none)"
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s %s", refText(i.Tag, i.Digest), facts(i.Version, i.Created)))
+}
+
+func describeSeen(o observationOutput) string {
+	ref := refText(o.Tag, o.Digest)
+	if o.Digest == "" {
+		ref = refText(o.Tag, "") + " image ID " + image.Short(o.ImageID) + " (no registry digest)"
+	}
+	return strings.TrimSpace(ref + " " + facts(o.Version, o.Created))
+}
+
+func refText(tag, digest string) string {
+	switch {
+	case tag != "" && digest != "":
+		return tag + "@" + image.Short(digest)
+	case digest != "":
+		return image.Short(digest)
+	}
+	return tag
+}
+
+func facts(version, created string) string {
+	var f []string
+	if version != "" {
+		f = append(f, "version "+version)
+	}
+	if created != "" {
+		if t, err := time.Parse(time.RFC3339, created); err == nil {
+			created = t.Format("2006-01-02")
+		}
+		f = append(f, "built "+created)
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(f, ", ") + ")"
+}

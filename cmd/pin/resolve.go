@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
+)
+
+type resolveOptions struct {
+	*globalOptions
+	Check bool
+}
+
+func newResolveCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &resolveOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "resolve",
+		Short: "Decide every module's image and write the lock",
+		Long: `resolve loads the catalogue, reads what the hosts run and what the
+registries offer, prints the plan (per module: old lock → new lock, the side
+that won and why) and writes the lockfile. A module whose lock would be older
+than what a host runs is refused, and then nothing is written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runResolve(cmd.Context(), o, s)
+		},
+	}
+	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 if the lock would change")
+	return cmd
+}
+
+// loadInputs loads the catalogue and the old lock, printing diagnostics.
+func loadInputs(g *globalOptions, s streams) (*catalogue.Catalogue, *lock.Lock, []byte, error) {
+	cat, diags := catalogue.Load(g.Catalogue)
+	printDiags(s, cat.Files, diags)
+	if diags.HasErrors() {
+		return nil, nil, nil, withCode(exitInput, fmt.Errorf("catalogue %s has errors: %w", g.Catalogue, errReported))
+	}
+	old, oldBytes, ldiags := lock.Load(g.Lock)
+	if ldiags.HasErrors() {
+		printDiags(s, nil, ldiags)
+		return nil, nil, nil, withCode(exitInput, fmt.Errorf("lockfile %s cannot be read: %w", g.Lock, errReported))
+	}
+	return cat, old, oldBytes, nil
+}
+
+func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	if len(diags) == 0 {
+		return
+	}
+	w := hcl.NewDiagnosticTextWriter(s.Err, files, 0, false)
+	_ = w.WriteDiagnostics(diags)
+}
+
+// lockDir takes an exclusive lock on the lockfile's folder, so that two runs
+// that write the same lock do not interleave; a second run waits.
+func lockDir(ctx context.Context, lockPath string, s streams) (func(), error) {
+	dir := filepath.Dir(lockPath)
+	fl := flock.New(dir, flock.SetFlag(os.O_RDONLY))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, withCode(exitInput, fmt.Errorf("locking %s: %w", dir, err))
+	}
+	if !ok {
+		fmt.Fprintf(s.Err, "pin: waiting for another pin run to release %s\n", dir)
+		if _, err := fl.TryLockContext(ctx, 100*time.Millisecond); err != nil {
+			return nil, withCode(exitInput, fmt.Errorf("waiting for the lock on %s: %w", dir, err))
+		}
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
+func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
+	unlock, err := lockDir(ctx, o.Lock, s)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cat, old, oldBytes, err := loadInputs(o.globalOptions, s)
+	if err != nil {
+		return err
+	}
+	hosts, err := hostsFor(cat, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	regs := newRegistries(cat, o.globalOptions)
+	plan := resolve.Resolve(ctx, resolve.Input{
+		Catalogue:   cat,
+		Old:         old,
+		Observed:    resolve.ObserveHosts(ctx, hosts),
+		Registry:    regs.For,
+		Now:         o.now(),
+		Concurrency: o.Concurrency,
+	})
+	newBytes := lock.Format(plan.Lock())
+	changed := !bytes.Equal(newBytes, oldBytes)
+	complete := !plan.Refused() && !plan.Failed()
+
+	written := false
+	if complete && changed && !o.Check {
+		if _, err := lock.Save(o.Lock, plan.Lock()); err != nil {
+			return withCode(exitInput, err)
+		}
+		written = true
+	}
+	out := planReport(plan, o.globalOptions, changed, written)
+	if err := render(s, o.Format, out); err != nil {
+		return err
+	}
+	switch {
+	case plan.Failed():
+		return withCode(exitSource, fmt.Errorf("%s; %s left unchanged", failures(plan), o.Lock))
+	case plan.Refused():
+		for _, d := range plan.Decisions {
+			if d.Refusal != nil {
+				fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(d.Refusal.Error()))
+			}
+		}
+		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", refusedNames(plan), o.Lock))
+	case o.Check && changed:
+		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", o.Lock))
+	}
+	return nil
+}
+
+func failures(p *resolve.Plan) string {
+	var errs []error
+	for _, d := range p.Decisions {
+		if d.Err != nil {
+			errs = append(errs, fmt.Errorf("module %q: %w", d.Module.Name, d.Err))
+		}
+	}
+	return errors.Join(errs...).Error()
+}
+
+func refusedNames(p *resolve.Plan) string {
+	var n []string
+	for _, d := range p.Decisions {
+		if d.Refusal != nil {
+			n = append(n, fmt.Sprintf("%q", d.Module.Name))
+		}
+	}
+	return fmt.Sprintf("module %s", joinAnd(n))
+}
+
+func joinAnd(n []string) string {
+	switch len(n) {
+	case 0:
+		return ""
+	case 1:
+		return n[0]
+	}
+	s := ""
+	for i, x := range n {
+		switch {
+		case i == 0:
+			s = x
+		case i == len(n)-1:
+			s += " and " + x
+		default:
+			s += ", " + x
+		}
+	}
+	return s
+}

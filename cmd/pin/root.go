@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/lock"
+)
+
+// Exit codes, as documented in the README.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitInput    = 2
+	exitSource   = 3
+)
+
+// streams are the writers a command may use; nothing else is printed to.
+type streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// globalOptions are the flags every command takes.
+type globalOptions struct {
+	Catalogue   string
+	Lock        string
+	Format      string
+	Offline     bool
+	CacheDir    string
+	Concurrency int
+	Verbose     bool
+	// now is the clock; tests may set it.
+	now func() time.Time
+}
+
+// exitError carries an exit code with the error that caused it.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+// errReported means the command already printed what went wrong.
+var errReported = errors.New("reported")
+
+func newRootCmd(s streams) *cobra.Command {
+	g := &globalOptions{now: time.Now}
+	root := &cobra.Command{
+		Use:   "pin",
+		Short: "Pin container images without ever downgrading what runs",
+		Long: `pin reads a catalogue of modules (catalogue.hcl), what hosts run and what
+registries offer, and writes pin.lock.hcl: for every module, the exact image
+to run and why. A lock written by pin never names an image older than what
+already runs, unless the catalogue states the downgrade and its reason.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetIn(s.In)
+	f := root.PersistentFlags()
+	f.StringVar(&g.Catalogue, "catalogue", catalogue.DefaultPath, "catalogue file, or folder of *.hcl files")
+	f.StringVar(&g.Lock, "lock", lock.DefaultPath, "lockfile")
+	f.StringVar(&g.Format, "format", "table", "output format: table or json")
+	f.BoolVar(&g.Offline, "offline", false, "use only the lock, snapshots and layout mirrors; contact no host or registry")
+	f.StringVar(&g.CacheDir, "cache-dir", "", "cache of immutable registry content (default: the user cache folder)")
+	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
+	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitInput, err) })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if g.Format != "table" && g.Format != "json" {
+			return withCode(exitInput, fmt.Errorf("--format %q: write table or json", g.Format))
+		}
+		if g.Concurrency < 1 {
+			return withCode(exitInput, fmt.Errorf("--concurrency %d: write a number of at least 1", g.Concurrency))
+		}
+		return nil
+	}
+	root.AddCommand(newResolveCmd(g, s))
+	return root
+}
+
+// run executes the CLI and maps the outcome to an exit code.
+func run(ctx context.Context, args []string, s streams) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, s.Err)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitInput // cobra's own errors: unknown command, bad args
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintf(stderr, "pin: %s\n", sanitize(err.Error()))
+	}
+	return code
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/registry"
+	"github.com/pin-tool/pin/resolve"
+)
+
+// hostsFor builds the Host adapters of the catalogue's hosts.
+func hostsFor(c *catalogue.Catalogue, g *globalOptions) (map[string]resolve.Host, error) {
+	hosts := map[string]resolve.Host{}
+	for _, h := range c.Hosts {
+		switch {
+		case h.Snapshot != "":
+			hosts[h.Name] = host.SnapshotFile{HostName: h.Name, Path: h.Snapshot}
+		case g.Offline:
+			// Offline: a live host is not asked; its modules keep no floor
+			// from it and say so.
+			hosts[h.Name] = offlineHost(h.Name)
+		default:
+			hosts[h.Name] = unsupportedHost(h.Name)
+		}
+	}
+	return hosts, nil
+}
+
+// registries opens each source once and hands it to every module of its
+// repository host.
+type registries struct {
+	c   *catalogue.Catalogue
+	g   *globalOptions
+	mu  sync.Mutex
+	src map[string]resolve.Registry
+	err map[string]error
+}
+
+func newRegistries(c *catalogue.Catalogue, g *globalOptions) *registries {
+	return &registries{c: c, g: g, src: map[string]resolve.Registry{}, err: map[string]error{}}
+}
+
+// For returns the source for a repository, or nil when none may be asked.
+func (r *registries) For(repo string) resolve.Registry {
+	ref, err := name.NewRepository(repo)
+	if err != nil {
+		return nil
+	}
+	regHost := ref.RegistryStr()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.src[regHost]; ok {
+		return s
+	}
+	var s resolve.Registry
+	conf := r.c.Registry(regHost)
+	switch {
+	case conf != nil && conf.MirrorLayout != "":
+		l, err := registry.OpenLayout(conf.MirrorLayout)
+		if err != nil {
+			s = failing{err: fmt.Errorf("mirror of %s: %w", regHost, err)}
+		} else {
+			s = l
+		}
+	case r.g.Offline:
+		s = nil
+	default:
+		s = failing{err: fmt.Errorf("registry %s: remote registries are not supported yet; configure a layout mirror or use --offline", regHost)}
+	}
+	r.src[regHost] = s
+	return s
+}
+
+// failing is a registry that could not be opened: every call says why.
+type failing struct{ err error }
+
+func (f failing) Tags(context.Context, string) ([]string, error) { return nil, f.err }
+func (f failing) Image(context.Context, string, string, string) (image.Image, error) {
+	return image.Image{}, f.err
+}
+
+type offlineHost string
+
+func (h offlineHost) Observe(context.Context) (*host.Snapshot, error) {
+	return nil, fmt.Errorf("host %s is read live, and --offline forbids it; give it a snapshot = \"<file>\" or drop --offline", string(h))
+}
+
+type unsupportedHost string
+
+func (h unsupportedHost) Observe(context.Context) (*host.Snapshot, error) {
+	return nil, fmt.Errorf("host %s: live Docker Engines are not supported yet; give it a snapshot = \"<file>\"", string(h))
+}
+
+// sanitize escapes control characters (terminal escape sequences among
+// them) in text printed to people; newlines and tabs stay.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
