@@ -50,7 +50,7 @@ func loadInputs(g *globalOptions, s streams) (*catalogue.Catalogue, *lock.Lock, 
 	}
 	old, oldBytes, ldiags := lock.Load(g.Lock)
 	if ldiags.HasErrors() {
-		printDiags(s, nil, ldiags)
+		printDiags(s, map[string]*hcl.File{g.Lock: {Bytes: oldBytes}}, ldiags)
 		return nil, nil, nil, withCode(exitInput, fmt.Errorf("lockfile %s cannot be read: %w", g.Lock, errReported))
 	}
 	return cat, old, oldBytes, nil
@@ -62,6 +62,19 @@ func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	}
 	w := hcl.NewDiagnosticTextWriter(s.Err, files, 0, false)
 	_ = w.WriteDiagnostics(diags)
+	// Then one line per problem, file:line:column first, for CI logs and
+	// editors.
+	for _, d := range diags {
+		sev := "error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning"
+		}
+		if d.Subject != nil {
+			fmt.Fprintf(s.Err, "%s:%d:%d: %s: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary)
+		} else {
+			fmt.Fprintf(s.Err, "%s: %s\n", sev, d.Summary)
+		}
+	}
 }
 
 // lockDir takes an exclusive lock on the lockfile's folder, so that two runs

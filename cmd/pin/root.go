@@ -54,8 +54,8 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // errReported means the command already printed what went wrong.
 var errReported = errors.New("reported")
 
-func newRootCmd(s streams) *cobra.Command {
-	g := &globalOptions{now: time.Now}
+func newRootCmd(s streams, now func() time.Time) *cobra.Command {
+	g := &globalOptions{now: now}
 	root := &cobra.Command{
 		Use:   "pin",
 		Short: "Pin container images without ever downgrading what runs",
@@ -93,7 +93,12 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 
 // run executes the CLI and maps the outcome to an exit code.
 func run(ctx context.Context, args []string, s streams) int {
-	root := newRootCmd(s)
+	return runWithClock(ctx, args, s, time.Now)
+}
+
+// runWithClock is run with the clock that bounds plausible build dates.
+func runWithClock(ctx context.Context, args []string, s streams, now func() time.Time) int {
+	root := newRootCmd(s, now)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	return exitCode(err, s.Err)
