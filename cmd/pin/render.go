@@ -30,6 +30,7 @@ type planOutput struct {
 type moduleOutput struct {
 	Name         string              `json:"name"`
 	Policy       string              `json:"policy"`
+	Pin          string              `json:"pin,omitempty"`
 	Change       string              `json:"change"`
 	Old          *imageOutput        `json:"old"`
 	New          *imageOutput        `json:"new"`
@@ -84,7 +85,7 @@ func lockImage(m *lock.Module) *imageOutput {
 func planReport(p *resolve.Plan, g *globalOptions, changed, written bool) planOutput {
 	out := planOutput{Schema: JSONSchema, Command: "resolve", Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
-		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Change: string(d.Change()),
+		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
 			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: o.Floor(),
@@ -123,6 +124,13 @@ func writePlanTable(w io.Writer, out planOutput) {
 	for _, m := range out.Modules {
 		counts[m.Change]++
 		fmt.Fprintf(w, "%s (%s): %s\n", m.Name, m.Policy, m.Change)
+		if m.Pin != "" {
+			tag, digest, _ := strings.Cut(m.Pin, "@")
+			if strings.HasPrefix(tag, "sha256:") {
+				tag, digest = "", tag
+			}
+			fmt.Fprintf(w, "  pin      %s\n", refText(tag, digest))
+		}
 		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
 		for _, o := range m.Observations {
 			floor := ""
