@@ -184,7 +184,7 @@ func (r *resolver) checkFloors(chosen image.Image, what string, floors []Observa
 			r.d.Downgrade = &Refusal{Module: r.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Observation: o, Order: res, opts: r.opts}
 			continue
 		}
-		r.d.Refusal = &Refusal{Module: r.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Observation: o, Order: res, opts: r.opts, fix: r.fix(chosen, o)}
+		r.d.Refusal = &Refusal{Module: r.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Observation: o, Order: res, opts: r.opts, fix: r.fix(chosen, o, res.Cmp == order.Unknown)}
 		return false
 	}
 	return true
@@ -202,7 +202,7 @@ func (r *resolver) downgradeAllowed() bool {
 }
 
 // fix says what the author can write to decide.
-func (r *resolver) fix(chosen image.Image, o Observation) string {
+func (r *resolver) fix(chosen image.Image, o Observation, unknown bool) string {
 	loc := ""
 	if rng, ok := r.m.AttrRanges["pin"]; ok {
 		loc = fmt.Sprintf(" (%s)", rng)
@@ -225,7 +225,7 @@ func (r *resolver) fix(chosen image.Image, o Observation) string {
 		dg += ` and restore = "<the backup it restores from>"`
 	}
 	opts = append(opts, fmt.Sprintf("to lock %s anyway, write %s", short(chosen), dg))
-	if r.m.Versioning.Kind == "" && o.Image.Tag != "" {
+	if unknown && r.m.Versioning.Kind == "" && o.Image.Tag != "" {
 		opts = append(opts, `if the tags are not semver, set versioning = "calver", "numeric" or "regex:…"`)
 	}
 	return fmt.Sprintf("in module %q%s: %s", r.m.Name, loc, strings.Join(opts, "; "))
@@ -274,7 +274,7 @@ func (r *resolver) pick(primary *image.Image, what, source string, floors []Obse
 		// Running images that cannot be ordered among themselves.
 		a, b := floors[0], floors[1]
 		res := order.Compare(a.Image, b.Image, r.opts)
-		r.d.Refusal = &Refusal{Module: r.m.Name, Kind: KindUnknown, Chosen: a.Image, What: "what " + a.Where() + " runs", Observation: b, Order: res, opts: r.opts, fix: r.fix(a.Image, b)}
+		r.d.Refusal = &Refusal{Module: r.m.Name, Kind: KindUnknown, Chosen: a.Image, What: "what " + a.Where() + " runs", Observation: b, Order: res, opts: r.opts, fix: r.fix(a.Image, b, res.Cmp == order.Unknown)}
 		return
 	}
 	if r.checkFloors(*primary, what, floors) {
