@@ -36,6 +36,11 @@ type Input struct {
 	Now time.Time
 	// Concurrency bounds modules resolved at once (default 16).
 	Concurrency int
+	// FromHost, when set, records what that host runs ("pin lock
+	// --from-host"): modules that take over nothing on it keep their old
+	// entry, and track-upstream weighs the old lock entry, not upstream
+	// tags, against what runs.
+	FromHost string
 }
 
 // Resolve decides every module of the catalogue. It never fails as a whole:
@@ -81,7 +86,7 @@ type resolver struct {
 func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
 	r := &resolver{ctx: ctx, in: in, m: m, d: d,
-		opts: order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: in.Now}}
+		opts: orderOptions(m, in.Now)}
 	if in.Registry != nil {
 		r.reg = in.Registry(m.Image)
 	}
@@ -96,8 +101,20 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	if d.Err != nil {
 		return d // without every host, the floor is not known
 	}
+	if in.FromHost != "" && !runsOn(d.Observations, in.FromHost) {
+		d.New = d.Old // not on this host: keep what was locked
+		d.Observations, d.Missing = nil, nil
+		if d.New == nil {
+			d.Refusal = &Refusal{Module: m.Name, Kind: KindNothing, fix: fmt.Sprintf("module %q runs nothing on host %s and has no lock entry yet; run \"pin resolve\"", m.Name, in.FromHost)}
+		}
+		return d
+	}
 	floors := d.Floors()
 	d.Skew = skew(floors, r.opts)
+	if in.FromHost != "" && m.Policy == catalogue.TrackUpstream {
+		r.keepRunning(floors)
+		return d
+	}
 	switch m.Policy {
 	case catalogue.Exact:
 		r.exact(floors)
@@ -109,6 +126,35 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		d.Err = fmt.Errorf("module %s: unknown policy %q", m.Name, m.Policy)
 	}
 	return d
+}
+
+func runsOn(obs []Observation, host string) bool {
+	for _, o := range obs {
+		if o.Host == host {
+			return true
+		}
+	}
+	return false
+}
+
+// keepRunning weighs the old lock entry against what runs, for a
+// track-upstream module recorded from a host: no upstream tag is asked.
+func (r *resolver) keepRunning(floors []Observation) {
+	var primary *image.Image
+	if old := r.d.Old; old != nil {
+		img := LockedImage(old)
+		primary = &img
+	}
+	r.pick(primary, "the locked image", lock.SourceUpstream, floors)
+}
+
+// LockedImage is what a lock entry says of its image, for ordering.
+func LockedImage(m *lock.Module) image.Image {
+	img := image.Image{Repository: m.Image, Tag: m.Tag, Digest: m.Digest, ConfigDigest: m.Config, Platforms: m.Platforms, Created: m.Created}
+	if m.Version != "" {
+		img.Labels = map[string]string{image.LabelVersion: m.Version}
+	}
+	return img
 }
 
 // platform is the platform to resolve an index to: that of the running

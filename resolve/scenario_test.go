@@ -295,7 +295,7 @@ func checkInvariant(t *testing.T, d *Decision) {
 	if d.New.Version != "" {
 		locked.Labels = map[string]string{image.LabelVersion: d.New.Version}
 	}
-	opts := orderOptions(d.Module)
+	opts := orderOptions(d.Module, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	for _, o := range d.Floors() {
 		c := compare(locked, o.Image, opts)
 		if c == "newer" || c == "equal" {

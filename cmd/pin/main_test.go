@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 var repoRoot, _ = filepath.Abs("../..")
 
 type result struct {
-	code          int
+	code           int
 	stdout, stderr string
 }
 

@@ -82,8 +82,8 @@ func lockImage(m *lock.Module) *imageOutput {
 		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore}
 }
 
-func planReport(p *resolve.Plan, g *globalOptions, changed, written bool) planOutput {
-	out := planOutput{Schema: JSONSchema, Command: "resolve", Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
+func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {
+	out := planOutput{Schema: JSONSchema, Command: command, Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
@@ -105,12 +105,16 @@ func planReport(p *resolve.Plan, g *globalOptions, changed, written bool) planOu
 	return out
 }
 
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 func render(s streams, format string, out planOutput) error {
 	if format == "json" {
-		enc := json.NewEncoder(s.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(s.Out, out)
 	}
 	var b strings.Builder
 	writePlanTable(&b, out)

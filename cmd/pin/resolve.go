@@ -21,6 +21,9 @@ import (
 type resolveOptions struct {
 	*globalOptions
 	Check bool
+	// FromHost and Snapshot are "pin lock --from-host HOST --snapshot FILE".
+	FromHost string
+	Snapshot string
 }
 
 func newResolveCmd(g *globalOptions, s streams) *cobra.Command {
@@ -105,18 +108,25 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	hosts, err := hostsFor(cat, o.globalOptions)
+	hosts, err := hostsFor(cat, o.globalOptions, o.FromHost)
 	if err != nil {
 		return err
 	}
 	regs := newRegistries(cat, o.globalOptions)
+	seen := resolve.ObserveHosts(ctx, hosts)
+	if o.Snapshot != "" {
+		if err := writeSnapshot(o.Snapshot, seen, o.FromHost); err != nil {
+			return err
+		}
+	}
 	plan := resolve.Resolve(ctx, resolve.Input{
 		Catalogue:   cat,
 		Old:         old,
-		Observed:    resolve.ObserveHosts(ctx, hosts),
+		Observed:    seen,
 		Registry:    regs.For,
 		Now:         o.now(),
 		Concurrency: o.Concurrency,
+		FromHost:    o.FromHost,
 	})
 	newBytes := lock.Format(plan.Lock())
 	changed := !bytes.Equal(newBytes, oldBytes)
@@ -129,7 +139,11 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		}
 		written = true
 	}
-	out := planReport(plan, o.globalOptions, changed, written)
+	command := "resolve"
+	if o.FromHost != "" {
+		command = "lock"
+	}
+	out := planReport(plan, o.globalOptions, command, changed, written)
 	if err := render(s, o.Format, out); err != nil {
 		return err
 	}

@@ -15,10 +15,21 @@ import (
 	"github.com/pin-tool/pin/resolve"
 )
 
-// hostsFor builds the Host adapters of the catalogue's hosts.
-func hostsFor(c *catalogue.Catalogue, g *globalOptions) (map[string]resolve.Host, error) {
+// hostsFor builds the Host adapters of the catalogue's hosts; with only
+// set, of that host alone.
+func hostsFor(c *catalogue.Catalogue, g *globalOptions, only string) (map[string]resolve.Host, error) {
+	if only != "" && c.Host(only) == nil {
+		var names []string
+		for _, h := range c.Hosts {
+			names = append(names, h.Name)
+		}
+		return nil, withCode(exitInput, fmt.Errorf("host %q is not in the catalogue (hosts: %s)", only, strings.Join(names, ", ")))
+	}
 	hosts := map[string]resolve.Host{}
 	for _, h := range c.Hosts {
+		if only != "" && h.Name != only {
+			continue
+		}
 		switch {
 		case h.Snapshot != "":
 			hosts[h.Name] = host.SnapshotFile{HostName: h.Name, Path: h.Snapshot}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/resolve"
+)
+
+func newLockCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &resolveOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "lock --from-host HOST",
+		Short: "Record what a host runs into the lock",
+		Long: `lock --from-host reads what HOST runs and records it: the observations go
+into the lock, and where a running image is newer than what would be locked
+(at-least-running, track-upstream) the running image becomes the locked one.
+Keep what is running, and record what that was. Modules that run nothing on
+HOST keep their entries. --snapshot writes what was read to a file that a
+catalogue can name as the host's snapshot, for offline use.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.FromHost == "" {
+				return withCode(exitInput, fmt.Errorf("lock needs --from-host HOST"))
+			}
+			return runResolve(cmd.Context(), o, s)
+		},
+	}
+	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "the catalogue host to read")
+	cmd.Flags().StringVar(&o.Snapshot, "snapshot", "", "also write what was read to this snapshot file")
+	cmd.Flags().BoolVar(&o.Check, "check", false, "write no lock; exit 1 if it would change")
+	return cmd
+}
+
+// writeSnapshot writes the host's snapshot atomically; a host that could not
+// be read writes nothing.
+func writeSnapshot(path string, seen resolve.Observed, hostName string) error {
+	if err, ok := seen.Errors[hostName]; ok {
+		return withCode(exitSource, fmt.Errorf("host %s: %w; no snapshot written", hostName, err))
+	}
+	s := seen.Snapshots[hostName]
+	b, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, b, 0o644); err != nil {
+		return withCode(exitInput, fmt.Errorf("writing snapshot %s: %w", path, err))
+	}
+	return nil
+}
+
+type planHostOptions struct {
+	*globalOptions
+	Host string
+}
+
+func newPlanCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &planHostOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "plan HOST",
+		Short: "Preview a cutover: what the lock would start instead of what runs",
+		Long: `plan previews taking over the containers of HOST: for every container there
+that a module takes over, what runs now, what the lock would start instead,
+and whether that is an upgrade, the same, a downgrade or unknown, with the
+rule that decided. It exits 0 when every verdict is upgrade or same, and 1
+otherwise: a deployment step calls it as a gate before it replaces a
+container.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Host = args[0]
+			return runPlanHost(cmd.Context(), o, s)
+		},
+	}
+	return cmd
+}
+
+type cutoverOutput struct {
+	Schema  int           `json:"schema"`
+	Command string        `json:"command"`
+	Host    string        `json:"host"`
+	Safe    bool          `json:"safe"`
+	Items   []cutoverItem `json:"containers"`
+}
+
+type cutoverItem struct {
+	Module    string            `json:"module"`
+	Container string            `json:"container"`
+	State     string            `json:"state"`
+	Running   observationOutput `json:"running"`
+	Locked    *imageOutput      `json:"locked"`
+	Verdict   string            `json:"verdict"`
+	Rule      string            `json:"rule,omitempty"`
+	Detail    string            `json:"detail,omitempty"`
+}
+
+func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
+	cat, old, _, err := loadInputs(o.globalOptions, s)
+	if err != nil {
+		return err
+	}
+	hosts, err := hostsFor(cat, o.globalOptions, o.Host)
+	if err != nil {
+		return err
+	}
+	seen := resolve.ObserveHosts(ctx, hosts)
+	if err, ok := seen.Errors[o.Host]; ok {
+		return withCode(exitSource, fmt.Errorf("host %s: %w", o.Host, err))
+	}
+	cuts := resolve.PlanCutover(cat, old, seen, o.Host, o.now())
+	out := cutoverOutput{Schema: JSONSchema, Command: "plan", Host: o.Host, Safe: true, Items: []cutoverItem{}}
+	for _, c := range cuts {
+		ob := c.Observation
+		item := cutoverItem{Module: c.Module, Container: ob.Container, State: ob.State, Locked: lockImage(c.Locked), Verdict: c.Verdict,
+			Rule: string(c.Order.Rule), Detail: c.Order.Detail,
+			Running: observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State, Floor: ob.Floor(), Tag: ob.Image.Tag, Digest: ob.Image.Digest,
+				ImageID: ob.Image.ImageID, Version: ob.Image.VersionLabel(), Created: resolve.Created(ob.Image.Created)}}
+		if item.Locked != nil {
+			item.Locked.Reason = "" // the why of the lock is in the lock; the plan says the verdict
+		}
+		out.Safe = out.Safe && c.Safe()
+		out.Items = append(out.Items, item)
+	}
+	if o.Format == "json" {
+		if err := writeJSON(s.Out, out); err != nil {
+			return err
+		}
+	} else {
+		var b strings.Builder
+		writeCutover(&b, out)
+		if _, err := io.WriteString(s.Out, sanitize(b.String())); err != nil {
+			return err
+		}
+	}
+	if !out.Safe {
+		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered or unlocked image", o.Host))
+	}
+	return nil
+}
+
+func writeCutover(w io.Writer, out cutoverOutput) {
+	if len(out.Items) == 0 {
+		fmt.Fprintf(w, "No container on %s is taken over by a module.\n", out.Host)
+		return
+	}
+	for _, it := range out.Items {
+		fmt.Fprintf(w, "%s/%s (module %s): %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict))
+		fmt.Fprintf(w, "  runs     %s [%s]\n", describeSeen(it.Running), it.State)
+		fmt.Fprintf(w, "  starts   %s\n", describeLocked(it.Locked))
+		if it.Rule != "" {
+			fmt.Fprintf(w, "  rule     %s: %s\n", it.Rule, it.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+	if out.Safe {
+		fmt.Fprintf(w, "Cutover of %s: safe.\n", out.Host)
+	} else {
+		fmt.Fprintf(w, "Cutover of %s: NOT safe.\n", out.Host)
+	}
+}

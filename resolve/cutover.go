@@ -1,0 +1,68 @@
+package resolve
+
+import (
+	"time"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/order"
+)
+
+// Verdicts of a cutover preview.
+const (
+	VerdictUpgrade   = "upgrade"
+	VerdictSame      = "same"
+	VerdictDowngrade = "downgrade"
+	VerdictUnknown   = "unknown"
+	VerdictUnlocked  = "unlocked"
+)
+
+// Cutover is, for one container a module takes over, what runs now, what
+// the lock would start instead, and whether that is an upgrade.
+type Cutover struct {
+	Module      string
+	Observation Observation
+	Locked      *lock.Module
+	Verdict     string
+	Order       order.Result
+}
+
+// Safe reports whether replacing the container is not a downgrade.
+func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame }
+
+// PlanCutover previews taking over the containers of one host: for every
+// container there that a module takes over, the lock's image against what
+// runs. Stopped containers are previewed too: starting an older image over
+// a stopped one's data is still a downgrade.
+func PlanCutover(c *catalogue.Catalogue, l *lock.Lock, seen Observed, hostName string, now time.Time) []Cutover {
+	var out []Cutover
+	for _, m := range c.Modules {
+		obs, _ := Observations(m, seen)
+		for _, o := range obs {
+			if o.Host != hostName {
+				continue
+			}
+			cut := Cutover{Module: m.Name, Observation: o, Locked: l.Module(m.Name), Verdict: VerdictUnlocked}
+			if cut.Locked != nil {
+				cut.Order = order.Compare(LockedImage(cut.Locked), o.Image, orderOptions(m, now))
+				switch cut.Order.Cmp {
+				case order.Newer:
+					cut.Verdict = VerdictUpgrade
+				case order.Equal:
+					cut.Verdict = VerdictSame
+				case order.Older:
+					cut.Verdict = VerdictDowngrade
+				default:
+					cut.Verdict = VerdictUnknown
+				}
+			}
+			out = append(out, cut)
+		}
+	}
+	return out
+}
+
+// orderOptions are the ordering settings of a module.
+func orderOptions(m *catalogue.Module, now time.Time) order.Options {
+	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now}
+}
