@@ -10,6 +10,7 @@ import (
 
 	"github.com/pin-tool/pin/catalogue"
 	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/host/docker"
 	"github.com/pin-tool/pin/image"
 	"github.com/pin-tool/pin/registry"
 	"github.com/pin-tool/pin/resolve"
@@ -38,7 +39,7 @@ func hostsFor(c *catalogue.Catalogue, g *globalOptions, only string) (map[string
 			// from it and say so.
 			hosts[h.Name] = offlineHost(h.Name)
 		default:
-			hosts[h.Name] = unsupportedHost(h.Name)
+			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, CertPath: h.CertPath, TLSVerify: h.TLSVerify}
 		}
 	}
 	return hosts, nil
@@ -101,12 +102,6 @@ type offlineHost string
 
 func (h offlineHost) Observe(context.Context) (*host.Snapshot, error) {
 	return nil, fmt.Errorf("host %s is read live, and --offline forbids it; give it a snapshot = \"<file>\" or drop --offline", string(h))
-}
-
-type unsupportedHost string
-
-func (h unsupportedHost) Observe(context.Context) (*host.Snapshot, error) {
-	return nil, fmt.Errorf("host %s: live Docker Engines are not supported yet; give it a snapshot = \"<file>\"", string(h))
 }
 
 // sanitize escapes control characters (terminal escape sequences among
