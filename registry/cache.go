@@ -1,0 +1,182 @@
+package registry
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Cache keeps registry content on disk between runs: manifests and configs
+// by digest, and the digest each tag named when last seen.
+//
+// Layout under the cache folder:
+//
+//	blobs/sha256/<hex>                       a manifest or config, by digest
+//	tags/<host>/<repository>/_tags/<tag>     "sha256:<hex>": a hint
+//
+// Content is immutable and verified against its digest on every read: an
+// entry that does not match is deleted and fetched again, never used. A tag
+// hint is never trusted: it only tells a Remote that a HEAD (to learn the
+// tag's digest now) will probably find the manifest cached, so that it
+// HEADs instead of GETting. Tag lists are not cached.
+//
+// Files are written to a temporary file in the same folder and renamed, so
+// that readers, other processes among them, see a whole file or none. The
+// cache is best effort: a failure to write it is not an error, only a
+// fetch again next time.
+//
+// A nil *Cache is a cache that holds nothing. A Cache is safe for
+// concurrent use, by several processes too.
+type Cache struct {
+	dir string
+}
+
+// NewCache returns the cache kept in dir; dir is created when first written.
+func NewCache(dir string) *Cache {
+	return &Cache{dir: dir}
+}
+
+// DefaultCacheDir is pin's folder in the user cache folder
+// ($XDG_CACHE_HOME/pin or ~/.cache/pin on Linux).
+func DefaultCacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the cache folder: %w", err)
+	}
+	return filepath.Join(base, "pin"), nil
+}
+
+// Dir is the cache's folder.
+func (c *Cache) Dir() string {
+	if c == nil {
+		return ""
+	}
+	return c.dir
+}
+
+// blobPath is where content of digest lives; ok is false for a digest that
+// is not a well-formed sha256 digest (and so cannot name a file safely).
+func (c *Cache) blobPath(digest string) (string, bool) {
+	hex, ok := strings.CutPrefix(digest, "sha256:")
+	if !ok || len(hex) != 64 || strings.Trim(hex, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return filepath.Join(c.dir, "blobs", "sha256", hex), true
+}
+
+// get returns the content of digest, verified; a corrupt entry is removed.
+func (c *Cache) get(digest string) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	p, ok := c.blobPath(digest)
+	if !ok {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	if verify(b, digest) != nil {
+		os.Remove(p)
+		return nil, false
+	}
+	return b, true
+}
+
+// put stores b as the content of digest, once it is verified to be.
+func (c *Cache) put(digest string, b []byte) {
+	if c == nil || verify(b, digest) != nil {
+		return
+	}
+	p, ok := c.blobPath(digest)
+	if !ok {
+		return
+	}
+	if _, err := os.Stat(p); err == nil {
+		return // immutable: already there (and verified when read)
+	}
+	writeAtomic(p, b)
+}
+
+// hintPath is where the hint for repo:tag lives. repo is a full repository
+// name ("127.0.0.1:5000/forge/forgejo"). A repository path component never
+// starts with "_", so "_tags" cannot collide with a repository.
+func (c *Cache) hintPath(repo, tag string) (string, bool) {
+	host, path, ok := strings.Cut(repo, "/")
+	if !ok || tag == "" || strings.ContainsAny(tag, `/\`) || strings.HasPrefix(tag, ".") {
+		return "", false
+	}
+	for _, part := range strings.Split(path, "/") {
+		if part == "" || part == "." || part == ".." {
+			return "", false
+		}
+	}
+	// ":" of a port is not allowed in file names everywhere.
+	host = strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
+	return filepath.Join(c.dir, "tags", host, filepath.FromSlash(path), "_tags", tag), true
+}
+
+// hint returns the digest repo:tag named when last seen.
+func (c *Cache) hint(repo, tag string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	p, ok := c.hintPath(repo, tag)
+	if !ok {
+		return "", false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	d := strings.TrimSpace(string(b))
+	if _, ok := c.blobPath(d); !ok {
+		return "", false
+	}
+	return d, true
+}
+
+// remember records that repo:tag names digest.
+func (c *Cache) remember(repo, tag, digest string) {
+	if c == nil {
+		return
+	}
+	if old, ok := c.hint(repo, tag); ok && old == digest {
+		return
+	}
+	if p, ok := c.hintPath(repo, tag); ok {
+		writeAtomic(p, []byte(digest+"\n"))
+	}
+}
+
+// forget drops the hint for repo:tag (the tag is gone).
+func (c *Cache) forget(repo, tag string) {
+	if c == nil {
+		return
+	}
+	if p, ok := c.hintPath(repo, tag); ok {
+		os.Remove(p)
+	}
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder
+// and a rename. Errors are dropped: the cache is best effort. No fsync: a
+// torn file after a crash fails verification on read and is fetched again.
+func writeAtomic(path string, b []byte) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Chmod(tmp, 0o644) != nil || os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}

@@ -1,0 +1,210 @@
+package registry
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pin-tool/pin/internal/testenv"
+)
+
+// TestCacheCorrupt: a cache entry that does not match its digest is
+// deleted and fetched again, never used.
+func TestCacheCorrupt(t *testing.T) {
+	t.Parallel()
+	reg := testenv.Registry(t)
+	repo := reg + "/cache/corrupt"
+	p := push(t, repo+":1.0", versioned(t, "1.0", created1))
+	cache := NewCache(t.TempDir())
+	ctx := context.Background()
+	r, c := newTestRemote(t, RemoteOptions{Host: reg, Cache: cache})
+	want, err := r.Image(ctx, repo, "1.0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.take()
+
+	manifestFile, _ := cache.blobPath(p.digest)
+	configFile, _ := cache.blobPath(p.config)
+	corrupt := func() {
+		t.Helper()
+		for _, f := range []string{manifestFile, configFile} {
+			if err := os.WriteFile(f, []byte(`{"mediaType":"tampered"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	intact := func() {
+		t.Helper()
+		for f, d := range map[string]string{manifestFile: p.digest, configFile: p.config} {
+			b, err := os.ReadFile(f)
+			if err != nil || verify(b, d) != nil {
+				t.Errorf("cache entry %s not restored: %v", d, err)
+			}
+		}
+	}
+
+	corrupt()
+	got, err := r.Image(ctx, repo, "1.0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after corruption, by tag (-want +got):\n%s", diff)
+	}
+	// The hint made it HEAD; the cached manifest is corrupt, so it GETs.
+	c.expect(t, "corrupt, by tag", map[string]int{"manifest HEAD": 1, "manifest GET": 1, "blob GET": 1})
+	intact()
+
+	corrupt()
+	got, err = r.Image(ctx, repo, p.digest, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Tag = ""
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after corruption, by digest (-want +got):\n%s", diff)
+	}
+	c.expect(t, "corrupt, by digest", map[string]int{"manifest GET": 1, "blob GET": 1})
+	intact()
+}
+
+func TestCache(t *testing.T) {
+	t.Parallel()
+	content := []byte(`{"schemaVersion":2}`)
+	d := digestOf(content)
+	other := "sha256:" + strings.Repeat("1", 64)
+
+	t.Run("nil holds nothing", func(t *testing.T) {
+		var c *Cache
+		c.put(d, content)
+		c.remember("r.example/x", "1", d)
+		c.forget("r.example/x", "1")
+		if _, ok := c.get(d); ok {
+			t.Error("nil cache returned content")
+		}
+		if _, ok := c.hint("r.example/x", "1"); ok {
+			t.Error("nil cache returned a hint")
+		}
+	})
+
+	t.Run("content", func(t *testing.T) {
+		c := NewCache(t.TempDir())
+		if _, ok := c.get(d); ok {
+			t.Fatal("empty cache returned content")
+		}
+		c.put(other, content) // not its digest: refused
+		if _, ok := c.get(other); ok {
+			t.Error("content stored under a wrong digest")
+		}
+		c.put(d, content)
+		if b, ok := c.get(d); !ok || string(b) != string(content) {
+			t.Errorf("get = %q, %v", b, ok)
+		}
+		for _, bad := range []string{"", "sha256:", "sha256:../../x", "sha512:" + strings.Repeat("a", 128), "sha256:" + strings.Repeat("A", 64)} {
+			c.put(bad, content)
+			if _, ok := c.get(bad); ok {
+				t.Errorf("get(%q) found content", bad)
+			}
+		}
+		assertNoTemp(t, c.Dir())
+	})
+
+	t.Run("hints", func(t *testing.T) {
+		c := NewCache(t.TempDir())
+		repo := "127.0.0.1:5000/forge/forgejo"
+		if _, ok := c.hint(repo, "latest"); ok {
+			t.Fatal("empty cache returned a hint")
+		}
+		c.remember(repo, "latest", d)
+		if h, ok := c.hint(repo, "latest"); !ok || h != d {
+			t.Errorf("hint = %q, %v; want %s", h, ok, d)
+		}
+		// A repository below another, and a tag named like the folder.
+		c.remember(repo+"/sub", "_tags", other)
+		if h, ok := c.hint(repo+"/sub", "_tags"); !ok || h != other {
+			t.Errorf("nested hint = %q, %v", h, ok)
+		}
+		if h, _ := c.hint(repo, "latest"); h != d {
+			t.Errorf("hint changed to %q by a nested repository", h)
+		}
+		c.remember(repo, "latest", other)
+		if h, _ := c.hint(repo, "latest"); h != other {
+			t.Errorf("moved hint = %q, want %s", h, other)
+		}
+		c.forget(repo, "latest")
+		if _, ok := c.hint(repo, "latest"); ok {
+			t.Error("forgotten hint returned")
+		}
+		p, _ := c.hintPath(repo, "garbage")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(p, []byte("not a digest\n"), 0o644)
+		if h, ok := c.hint(repo, "garbage"); ok {
+			t.Errorf("garbage hint returned %q", h)
+		}
+		for _, bad := range [][2]string{{repo, ""}, {repo, "../x"}, {repo, ".."}, {"nohost", "1"}, {"h/../x", "1"}, {"h//x", "1"}} {
+			if p, ok := c.hintPath(bad[0], bad[1]); ok {
+				t.Errorf("hintPath(%q, %q) = %s, want refused", bad[0], bad[1], p)
+			}
+		}
+		want := filepath.Join(c.Dir(), "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
+		if p, _ := c.hintPath(repo, "1.0"); p != want {
+			t.Errorf("hintPath = %s, want %s", p, want)
+		}
+		assertNoTemp(t, c.Dir())
+	})
+
+	t.Run("concurrent writers", func(t *testing.T) {
+		dir := t.TempDir()
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				c := NewCache(dir) // as if another process
+				c.put(d, content)
+				c.remember("r.example/x", "1", d)
+				if b, ok := c.get(d); ok && string(b) != string(content) {
+					t.Errorf("read a partial entry %q", b)
+				}
+			})
+		}
+		wg.Wait()
+		if _, ok := NewCache(dir).get(d); !ok {
+			t.Error("entry missing")
+		}
+		assertNoTemp(t, dir)
+	})
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestDefaultCacheDir(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/somewhere/cache")
+	got, err := DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/somewhere/cache/pin"
+	if runtime.GOOS != "linux" {
+		base, _ := os.UserCacheDir()
+		want = filepath.Join(base, "pin")
+	}
+	if got != want {
+		t.Errorf("DefaultCacheDir = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,537 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/pin-tool/pin/image"
+)
+
+// Defaults of RemoteOptions.
+const (
+	DefaultConcurrency = 8
+	DefaultTimeout     = 30 * time.Second
+	// DefaultPageSize is the number of tags asked for per tag-list request,
+	// go-containerregistry's default (ECR refuses more than 1000).
+	DefaultPageSize = 1000
+)
+
+// maxConfigSize bounds a config blob read into memory: configs are a few
+// kilobytes, and a digest that names a layer must not pull gigabytes.
+const maxConfigSize = 16 << 20
+
+// RemoteOptions configures a Remote.
+type RemoteOptions struct {
+	// Host is the registry host as it appears in image names
+	// ("registry.example.org", "127.0.0.1:5000", "index.docker.io"; ""
+	// and "docker.io" mean index.docker.io).
+	Host string
+	// Mirror is another registry host to ask instead of Host. Repository
+	// paths are kept, the host replaced; images keep Host's names.
+	Mirror string
+	// Insecure allows plain http to the registry asked (Mirror when set,
+	// else Host), after https has failed. Loopback hosts (127.0.0.0/8, ::1,
+	// localhost) always may; any other plain-http request is refused.
+	Insecure bool
+	// Keychain finds credentials; nil means authn.DefaultKeychain (the
+	// Docker config at $DOCKER_CONFIG or ~/.docker, and its credential
+	// helpers).
+	Keychain authn.Keychain
+	// Concurrency bounds the requests in flight to the registry, from
+	// sending the request until its response body is closed (default 8).
+	Concurrency int
+	// Cache keeps manifests, configs and tag hints on disk; nil means none.
+	Cache *Cache
+	// Transport is the base transport (default remote.DefaultTransport).
+	Transport http.RoundTripper
+	// Timeout bounds each request, its response body included (default
+	// 30s). A retry is a new request with its own timeout.
+	Timeout time.Duration
+	// PageSize is the number of tags asked for per tag-list request
+	// (default 1000).
+	PageSize int
+}
+
+// Remote is a registry read over the OCI distribution API.
+//
+// One Remote talks to one registry (or its mirror) through one
+// remote.Puller, so that the registry is pinged and authenticated once per
+// repository, and bounds its requests in flight. Manifests and configs are
+// verified against their digests; with a Cache they are fetched once ever,
+// and a tag costs one HEAD when its manifest is cached. Tag lists are never
+// cached.
+//
+// Only GET and HEAD requests are retried (an OAuth2 token POST never is):
+// on 408, 429, 500, 502, 503 and 504 answers and on connections reset or
+// closed under them, three attempts at most, waiting what Retry-After says
+// (a minute at most: a longer wait is not waited for, the answer is
+// returned) or else 1s, then 3s. go-containerregistry's own retries, which
+// ignore Retry-After and retry any method, are switched off.
+//
+// A Remote is safe for concurrent use.
+type Remote struct {
+	host   name.Registry // as in image names
+	source name.Registry // asked: the mirror, or host
+	mirror bool
+	cache  *Cache
+	puller *remote.Puller
+	err    error // from NewRemote, returned by every call
+}
+
+// NewRemote returns a source for the registry opts.Host. It does no I/O;
+// an invalid host is reported by the first call.
+func NewRemote(opts RemoteOptions) *Remote {
+	r := &Remote{cache: opts.Cache, mirror: opts.Mirror != ""}
+	host, err := name.NewRegistry(opts.Host)
+	if err != nil {
+		r.err = fmt.Errorf("registry %q: %w", opts.Host, err)
+		return r
+	}
+	r.host, r.source = host, host
+	if r.mirror {
+		if r.source, err = name.NewRegistry(opts.Mirror); err != nil {
+			r.err = fmt.Errorf("mirror %q of %s: %w", opts.Mirror, opts.Host, err)
+			return r
+		}
+	}
+	plainHTTP := opts.Insecure || isLoopback(r.source.RegistryStr())
+	if plainHTTP {
+		// Lets go-containerregistry fall back to http after https fails;
+		// alone it does so only for 127.0.0.1, localhost and private
+		// addresses, the last of which guard refuses.
+		if r.source, err = name.NewRegistry(r.source.RegistryStr(), name.Insecure); err != nil {
+			r.err = err
+			return r
+		}
+	}
+
+	base := opts.Transport
+	if base == nil {
+		base = remote.DefaultTransport
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	n := opts.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	pageSize := opts.PageSize
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	keychain := opts.Keychain
+	if keychain == nil {
+		keychain = authn.DefaultKeychain
+	}
+
+	// From the outside in: go-containerregistry's auth (its own retries
+	// switched off), retries, the bound on requests in flight with the
+	// timeout of each attempt, the plain-http guard, the base transport.
+	var rt http.RoundTripper = &guard{next: base, host: r.source.RegistryStr(), allowHTTP: plainHTTP}
+	rt = &limiter{next: rt, sem: make(chan struct{}, n), timeout: timeout}
+	rt = &retrying{next: rt, attempts: 3, backoff: []time.Duration{time.Second, 3 * time.Second}, maxWait: time.Minute}
+
+	r.puller, r.err = remote.NewPuller(
+		remote.WithTransport(rt),
+		remote.WithAuthFromKeychain(keychain),
+		// go-containerregistry's retries take any method and ignore
+		// Retry-After: retrying alone decides, so nothing is retried twice
+		// over.
+		remote.WithRetryPredicate(func(error) bool { return false }),
+		remote.WithRetryStatusCodes(),
+		// Its own bound on blob downloads (4) must not be the tighter one.
+		remote.WithJobs(n),
+		remote.WithPageSize(pageSize),
+	)
+	return r
+}
+
+// Tags lists the repository's tags, every page of them, sorted.
+func (r *Remote) Tags(ctx context.Context, repo string) ([]string, error) {
+	target, err := r.repository(repo)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := r.puller.List(ctx, target)
+	if err != nil {
+		return nil, fmt.Errorf("listing tags of %s: %w", r.where(repo), classify(err))
+	}
+	slices.Sort(tags)
+	return slices.Compact(tags), nil
+}
+
+// Image describes repo:ref, ref being a tag or a "sha256:" digest, with an
+// index resolved to platform.
+func (r *Remote) Image(ctx context.Context, repo, ref, platform string) (image.Image, error) {
+	if _, err := r.repository(repo); err != nil {
+		return image.Image{}, err
+	}
+	return describe(ctx, r, repo, ref, platform)
+}
+
+// manifest fetches a manifest by tag or digest. By digest, a cached copy
+// costs nothing. By tag, when the cache has a hint for the tag, a HEAD
+// learns the tag's digest and a cached copy of that is used; otherwise (no
+// hint, or the tag moved to a manifest not cached) the manifest is fetched
+// by tag.
+func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
+	target, err := r.repository(repo)
+	if err != nil {
+		return nil, "", err
+	}
+	what := r.where(reference(repo, ref))
+	if strings.HasPrefix(ref, "sha256:") {
+		if b, ok := r.cache.get(ref); ok {
+			return b, ref, nil
+		}
+		d, err := digestRef(target, ref)
+		if err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+		desc, err := r.puller.Get(ctx, d)
+		if err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, classify(err))
+		}
+		if err := verify(desc.Manifest, ref); err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+		r.cache.put(ref, desc.Manifest)
+		return desc.Manifest, ref, nil
+	}
+
+	if _, err := name.NewTag(target.Name()+":"+ref, name.StrictValidation); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	hintKey := r.host.Repo(target.RepositoryStr()).Name()
+	if _, ok := r.cache.hint(hintKey, ref); ok {
+		desc, err := r.puller.Head(ctx, target.Tag(ref))
+		switch {
+		case err == nil:
+			digest := desc.Digest.String()
+			if b, ok := r.cache.get(digest); ok {
+				r.cache.remember(hintKey, ref, digest)
+				return b, digest, nil
+			}
+		case unusableHead(err):
+			// Answered, but without the digest (some proxies drop the
+			// header from HEAD answers): the GET below tells.
+		default:
+			err = classify(err)
+			if errors.Is(err, ErrNotFound) {
+				r.cache.forget(hintKey, ref)
+			}
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+	}
+	desc, err := r.puller.Get(ctx, target.Tag(ref))
+	if err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, classify(err))
+	}
+	if desc.MediaType == types.DockerManifestSchema1 || desc.MediaType == types.DockerManifestSchema1Signed {
+		return nil, "", fmt.Errorf("manifest of %s: Docker schema 1 manifests are not supported", what)
+	}
+	digest := desc.Digest.String()
+	if err := verify(desc.Manifest, digest); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	r.cache.put(digest, desc.Manifest)
+	r.cache.remember(hintKey, ref, digest)
+	return desc.Manifest, digest, nil
+}
+
+// blob fetches a blob (a config) by digest, or reads it from the cache.
+func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) {
+	if b, ok := r.cache.get(digest); ok {
+		return b, nil
+	}
+	target, err := r.repository(repo)
+	if err != nil {
+		return nil, err
+	}
+	d, err := digestRef(target, digest)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", digest, err)
+	}
+	layer, err := r.puller.Layer(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	rc, err := layer.Compressed()
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	if len(b) > maxConfigSize {
+		return nil, fmt.Errorf("blob %s from %s: larger than %d bytes, not a config", digest, r.source.RegistryStr(), maxConfigSize)
+	}
+	if err := verify(b, digest); err != nil {
+		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
+	}
+	r.cache.put(digest, b)
+	return b, nil
+}
+
+// repository maps a repository named under Host to the one asked.
+func (r *Remote) repository(repo string) (name.Repository, error) {
+	if r.err != nil {
+		return name.Repository{}, r.err
+	}
+	parsed, err := name.NewRepository(repo)
+	if err != nil {
+		return name.Repository{}, fmt.Errorf("repository %q: %w", repo, err)
+	}
+	if parsed.RegistryStr() != r.host.RegistryStr() {
+		return name.Repository{}, fmt.Errorf("repository %s is not on registry %s", repo, r.host.RegistryStr())
+	}
+	return r.source.Repo(parsed.RepositoryStr()), nil
+}
+
+// digestRef checks a digest and names it in the repository; the repository
+// keeps the registry's scheme, and so the fetcher the Puller keeps for it.
+func digestRef(repo name.Repository, digest string) (name.Digest, error) {
+	if _, err := name.NewDigest(repo.Name()+"@"+digest, name.StrictValidation); err != nil {
+		return name.Digest{}, err
+	}
+	return repo.Digest(digest), nil
+}
+
+// where names what is asked for in errors, and the mirror that was asked.
+func (r *Remote) where(s string) string {
+	if r.mirror {
+		return fmt.Sprintf("%s (mirror %s)", s, r.source.RegistryStr())
+	}
+	return s
+}
+
+func reference(repo, ref string) string {
+	if strings.HasPrefix(ref, "sha256:") {
+		return repo + "@" + ref
+	}
+	return repo + ":" + ref
+}
+
+// classify marks a registry's 404 as ErrNotFound, keeping its error.
+func classify(err error) error {
+	var terr *transport.Error
+	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
+		return notFound{err}
+	}
+	return err
+}
+
+// unusableHead reports whether a HEAD failed after the registry answered
+// it successfully (go-containerregistry's errors for a missing
+// Docker-Content-Digest, Content-Type or Content-Length), or was refused
+// as a method: then a GET can still answer. An error status, a network
+// error or a cancelled context is not worth a GET after it.
+func unusableHead(err error) bool {
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		return terr.StatusCode == http.StatusMethodNotAllowed || terr.StatusCode == http.StatusNotImplemented
+	}
+	var uerr *url.Error
+	return !errors.As(err, &uerr) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// notFound reads as the registry's error and matches ErrNotFound.
+type notFound struct{ err error }
+
+func (e notFound) Error() string   { return e.err.Error() }
+func (e notFound) Unwrap() []error { return []error{e.err, ErrNotFound} }
+
+// isLoopback reports whether host[:port] is localhost or a loopback address.
+func isLoopback(hostport string) bool {
+	h := hostport
+	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// guard refuses plain http except to loopback hosts, and to the registry
+// asked when it is insecure. go-containerregistry alone falls back to http
+// for private addresses (10/8, 172.16/12, 192.168/16) too.
+type guard struct {
+	next      http.RoundTripper
+	host      string // host[:port] of the registry asked
+	allowHTTP bool
+}
+
+func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme == "http" && !isLoopback(req.URL.Host) && !(g.allowHTTP && req.URL.Host == g.host) {
+		return nil, fmt.Errorf("plain http to %s refused: the registry is not marked insecure", req.URL.Host)
+	}
+	return g.next.RoundTrip(req)
+}
+
+// limiter bounds the requests in flight and the time each takes. A request
+// holds a slot and runs under its timeout from when it is sent until its
+// response body is read to the end or closed; a body never closed gives its
+// slot back when the timeout expires.
+type limiter struct {
+	next    http.RoundTripper
+	sem     chan struct{}
+	timeout time.Duration
+}
+
+func (l *limiter) RoundTrip(req *http.Request) (*http.Response, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	// Waiting for a slot is not part of the request's time.
+	ctx, cancel := context.WithTimeout(req.Context(), l.timeout)
+	context.AfterFunc(ctx, func() { <-l.sem })
+	resp, err := l.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: cancel}
+	return resp, nil
+}
+
+// doneBody calls done once, at the end of the body or when it is closed.
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.once.Do(b.done)
+	}
+	return n, err
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
+}
+
+// retrying retries GET and HEAD requests that failed in a way that may
+// pass: the statuses in retryStatus and connection resets. It waits what
+// the answer's Retry-After says, else backoff[attempt]; when Retry-After
+// asks for more than maxWait, the answer is returned rather than waited
+// for.
+type retrying struct {
+	next     http.RoundTripper
+	attempts int
+	backoff  []time.Duration
+	maxWait  time.Duration
+}
+
+var retryStatus = []int{
+	http.StatusRequestTimeout,
+	http.StatusTooManyRequests,
+	http.StatusInternalServerError,
+	http.StatusBadGateway,
+	http.StatusServiceUnavailable,
+	http.StatusGatewayTimeout,
+}
+
+func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	safe := (req.Method == http.MethodGet || req.Method == http.MethodHead) && (req.Body == nil || req.Body == http.NoBody)
+	for attempt := 0; ; attempt++ {
+		resp, err := t.next.RoundTrip(req)
+		if !safe || attempt+1 >= t.attempts {
+			return resp, err
+		}
+		var wait time.Duration
+		switch {
+		case err != nil:
+			if !blip(err) || req.Context().Err() != nil {
+				return nil, err
+			}
+			wait = t.backoffAt(attempt)
+		case slices.Contains(retryStatus, resp.StatusCode):
+			wait = t.backoffAt(attempt)
+			if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+				if d > t.maxWait {
+					return resp, nil // the registry asks for longer than we wait
+				}
+				wait = d
+			}
+			// Drained, so that the connection is reused.
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+		default:
+			return resp, nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-req.Context().Done():
+			timer.Stop()
+			return nil, req.Context().Err()
+		}
+	}
+}
+
+func (t *retrying) backoffAt(attempt int) time.Duration {
+	if len(t.backoff) == 0 {
+		return 0
+	}
+	return t.backoff[min(attempt, len(t.backoff)-1)]
+}
+
+// blip reports whether a request's error is a network blip worth one more
+// try: the connection was reset or closed under it. A refused connection,
+// a TLS failure or a timeout is not.
+func blip(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
+}
+
+// retryAfter parses a Retry-After header: delay-seconds or an HTTP-date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		if s > int64(24*time.Hour/time.Second) {
+			return 24 * time.Hour, true // beyond any wait, without overflow
+		}
+		return time.Duration(s) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
