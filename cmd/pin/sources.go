@@ -59,6 +59,20 @@ func newRegistries(c *catalogue.Catalogue, g *globalOptions) *registries {
 	return &registries{c: c, g: g, src: map[string]resolve.Registry{}, err: map[string]error{}}
 }
 
+// cache is the on-disk cache of immutable content: --cache-dir, else the
+// user cache folder; none when neither can be had.
+func (r *registries) cache() *registry.Cache {
+	dir := r.g.CacheDir
+	if dir == "" {
+		d, err := registry.DefaultCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	return registry.NewCache(dir)
+}
+
 // For returns the source for a repository, or nil when none may be asked.
 func (r *registries) For(repo string) resolve.Registry {
 	ref, err := name.NewRepository(repo)
@@ -84,7 +98,11 @@ func (r *registries) For(repo string) resolve.Registry {
 	case r.g.Offline:
 		s = nil
 	default:
-		s = failing{err: fmt.Errorf("registry %s: remote registries are not supported yet; configure a layout mirror or use --offline", regHost)}
+		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache()}
+		if conf != nil {
+			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
+		}
+		s = registry.NewRemote(opts)
 	}
 	r.src[regHost] = s
 	return s
