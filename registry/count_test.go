@@ -30,31 +30,12 @@ func newCounter(t *testing.T) *counter {
 }
 
 func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
-	k := kind(req)
+	k := Kind(req)
 	c.mu.Lock()
 	c.n[k]++
 	c.log = append(c.log, req.Method+" "+req.URL.String())
 	c.mu.Unlock()
 	return c.next.RoundTrip(req)
-}
-
-// kind names a request: "ping https", "tags list", "manifest HEAD",
-// "blob GET", "token", …
-func kind(req *http.Request) string {
-	p := req.URL.Path
-	switch {
-	case p == "/v2/" || p == "/v2":
-		return "ping " + req.URL.Scheme
-	case strings.HasSuffix(p, "/tags/list"):
-		return "tags list"
-	case strings.Contains(p, "/manifests/"):
-		return "manifest " + req.Method
-	case strings.Contains(p, "/blobs/"):
-		return "blob " + req.Method
-	case strings.Contains(p, "token") || req.URL.Query().Has("scope"):
-		return "token"
-	}
-	return "other " + req.Method + " " + p
 }
 
 // take returns the counts so far and starts again from zero.

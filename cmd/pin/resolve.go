@@ -128,6 +128,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		Concurrency: o.Concurrency,
 		FromHost:    o.FromHost,
 	})
+	regs.summary(s)
 	newBytes := lock.Format(plan.Lock())
 	changed := !bytes.Equal(newBytes, oldBytes)
 	complete := !plan.Refused() && !plan.Failed()

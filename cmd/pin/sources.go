@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/pin-tool/pin/catalogue"
 	"github.com/pin-tool/pin/host"
@@ -48,15 +49,30 @@ func hostsFor(c *catalogue.Catalogue, g *globalOptions, only string) (map[string
 // registries opens each source once and hands it to every module of its
 // repository host.
 type registries struct {
-	c   *catalogue.Catalogue
-	g   *globalOptions
-	mu  sync.Mutex
+	c *catalogue.Catalogue
+	g *globalOptions
+	// counter counts every request sent to a registry, for -v.
+	counter *registry.Counter
+	mu      sync.Mutex
 	src map[string]resolve.Registry
-	err map[string]error
 }
 
 func newRegistries(c *catalogue.Catalogue, g *globalOptions) *registries {
-	return &registries{c: c, g: g, src: map[string]resolve.Registry{}, err: map[string]error{}}
+	return &registries{c: c, g: g, counter: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{}}
+}
+
+// summary prints, with -v, the requests sent to each registry.
+func (r *registries) summary(s streams) {
+	if !r.g.Verbose {
+		return
+	}
+	lines := r.counter.Summary()
+	if len(lines) == 0 {
+		fmt.Fprintln(s.Err, "pin: no registry requests")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(s.Err, "pin: %s\n", sanitize(l))
+	}
 }
 
 // cache is the on-disk cache of immutable content: --cache-dir, else the
@@ -98,7 +114,7 @@ func (r *registries) For(repo string) resolve.Registry {
 	case r.g.Offline:
 		s = nil
 	default:
-		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache()}
+		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter}
 		if conf != nil {
 			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
 		}
