@@ -11,6 +11,10 @@ import (
 // not exist, so that callers can tell "absent" from "broken".
 var ErrNotFound = errors.New("not found")
 
+// ErrUnavailable marks content a source cannot give without the network:
+// an offline run asked for something its cache does not hold.
+var ErrUnavailable = errors.New("not available offline")
+
 // Label keys from the OCI image spec annotations that pin reads.
 const (
 	LabelVersion = "org.opencontainers.image.version"

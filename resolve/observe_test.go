@@ -82,3 +82,23 @@ func TestLoadedImage(t *testing.T) {
 		t.Errorf("older loaded image: new %+v refusal %v", d.New, d.Refusal)
 	}
 }
+
+func TestSkew(t *testing.T) {
+	for _, tt := range []struct {
+		running string
+		skew    bool
+	}{
+		{"6.10.3,6.10.2", true},
+		{"6.10.3,6.10.3", false},
+		{"6.10.3,!6.10.1", false}, // a stopped container is not running: no skew
+		{"6.10.3", false},
+	} {
+		d := runScenario(t, "at-least-running", "6.10.1", tt.running, "-", "-")
+		if d.Skew != tt.skew {
+			t.Errorf("running %s: skew = %v, want %v", tt.running, d.Skew, tt.skew)
+		}
+		if d.New == nil || d.New.Version != "6.10.3" {
+			t.Errorf("running %s: the newest running image is not the floor: %+v", tt.running, d.New)
+		}
+	}
+}

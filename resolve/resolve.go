@@ -189,14 +189,22 @@ func (r *resolver) pinImage(floors []Observation) (image.Image, bool) {
 	if ref == "" {
 		ref = pin.Tag
 	}
-	if r.reg == nil && pin.Digest != "" {
+	// Offline, with the pin never fetched: its text and the old lock entry
+	// of the same digest are all there is.
+	fromText := func() (image.Image, bool) {
 		img := image.Image{Repository: r.m.Image, Tag: pin.Tag, Digest: pin.Digest}
 		if old := r.d.Old; old != nil && old.Digest == pin.Digest {
 			img.ConfigDigest, img.Created, img.Platforms = old.Config, old.Created, old.Platforms
 		}
 		return img, true
 	}
+	if r.reg == nil && pin.Digest != "" {
+		return fromText()
+	}
 	img, err := r.fetch(ref, r.platform(floors))
+	if errors.Is(err, image.ErrUnavailable) && pin.Digest != "" {
+		return fromText()
+	}
 	if err != nil {
 		r.d.Err = fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
 		return image.Image{}, false
@@ -280,6 +288,16 @@ func (r *resolver) fix(chosen image.Image, o Observation, unknown bool) string {
 func (r *resolver) atLeastRunning(floors []Observation) {
 	var pin *image.Image
 	if r.m.Pin.Text != "" {
+		// Fetch only what ordering needs: when what runs is newer than the
+		// pin by what the pin's text says (its tag), the pin is not fetched.
+		cheap := image.Image{Repository: r.m.Image, Tag: r.m.Pin.Tag, Digest: r.m.Pin.Digest}
+		for _, o := range floors {
+			res := order.Compare(o.Image, cheap, r.opts)
+			if res.Cmp == order.Newer && allAtLeast(o.Image, floors, r.opts) {
+				r.lockRunning(o, &cheap, "the pin", res)
+				return
+			}
+		}
 		p, ok := r.pinImage(floors)
 		if !ok {
 			return
@@ -353,7 +371,7 @@ func (r *resolver) lockRunning(o Observation, primary *image.Image, what string,
 		if full, err := r.reg.Image(r.ctx, r.m.Image, img.Digest, r.platform([]Observation{o})); err == nil {
 			full.Tag = img.Tag
 			img = full
-		} else if !errors.Is(err, image.ErrNotFound) {
+		} else if !errors.Is(err, image.ErrNotFound) && !errors.Is(err, image.ErrUnavailable) {
 			r.d.Err = fmt.Errorf("describing the running image %s: %w", img.Digest, &SourceError{Source: "registry of " + r.m.Image, Err: err})
 			return
 		}

@@ -132,6 +132,15 @@ module "forge" {
 	if !bytes.Equal(fromSnap, fromHost) {
 		t.Errorf("snapshot lock differs from live lock:\n%s\n---\n%s", fromSnap, fromHost)
 	}
+	// And offline, from the snapshot and the cache alone.
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	if r := pin(t, dir, "resolve", "--offline", cache); r.code != 0 {
+		t.Fatalf("resolve --offline from snapshot: %s", r.stderr)
+	}
+	offline, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	if !bytes.Equal(offline, fromHost) {
+		t.Errorf("offline lock differs from live lock:\n%s\n---\n%s", offline, fromHost)
+	}
 
 	// A lock that names the old pin (downgrade stated) fails the gate.
 	writeCat("exact", `allow_downgrade = "e2e"`, live)

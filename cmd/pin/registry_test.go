@@ -193,3 +193,42 @@ func TestRegistryCredentialsNeverShown(t *testing.T) {
 	}
 	check("failed resolve", r.stdout, r.stderr)
 }
+
+// TestRegistryEpochDatesRefused: a floating tag moved between two
+// reproducible builds (created 1970-01-01, no version): nothing orders them,
+// so following the tag is refused, naming what was known of each.
+func TestRegistryEpochDatesRefused(t *testing.T) {
+	reg := testenv.Registry(t)
+	repo := fmt.Sprintf("%s/repro/tool-%d", reg, time.Now().UnixNano())
+	epoch := time.Unix(0, 0)
+	running := testimage.Build(t, testimage.Options{Content: "build a", Created: epoch})
+	ranRef := testimage.Push(t, repo+":latest", running)
+	testimage.Push(t, repo+":latest", testimage.Build(t, testimage.Options{Content: "build b", Created: epoch}))
+
+	dir := t.TempDir()
+	snap := host.Snapshot{Schema: 1, Host: "h", ImageStore: "classic",
+		Containers: []host.Container{{ID: "c", Name: "tool", Image: repo + ":latest", ImageID: configOf(t, running), State: "running"}},
+		Images:     []host.Image{{ID: configOf(t, running), RepoDigests: []string{ranRef.String()}, Created: epoch.UTC(), OS: "linux", Arch: "amd64"}}}
+	b, _ := snap.Marshal()
+	os.WriteFile(filepath.Join(dir, "h.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(fmt.Sprintf(`host "h" {
+  snapshot = "h.json"
+}
+
+module "tool" {
+  image  = %q
+  policy = "track-upstream"
+  tag    = "latest"
+  runs_on "h" { container = "tool" }
+}
+`, repo)), 0o644)
+	r := pin(t, dir, "resolve", "--cache-dir="+filepath.Join(dir, "cache"))
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"cannot be ordered against what h/tool runs", "build date 1970-01-01T00:00:00Z (not plausible: treated as unknown)", "no semver version in its tag or label"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}

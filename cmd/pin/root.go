@@ -73,7 +73,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	f.StringVar(&g.Catalogue, "catalogue", catalogue.DefaultPath, "catalogue file, or folder of *.hcl files")
 	f.StringVar(&g.Lock, "lock", lock.DefaultPath, "lockfile")
 	f.StringVar(&g.Format, "format", "table", "output format: table or json")
-	f.BoolVar(&g.Offline, "offline", false, "use only the lock, snapshots and layout mirrors; contact no host or registry")
+	f.BoolVar(&g.Offline, "offline", false, "use only the lock, snapshots, layout mirrors and the cache; contact no host or registry")
 	f.StringVar(&g.CacheDir, "cache-dir", "", "cache of immutable registry content (default: the user cache folder)")
 	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
 	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")

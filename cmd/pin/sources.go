@@ -112,7 +112,9 @@ func (r *registries) For(repo string) resolve.Registry {
 			s = l
 		}
 	case r.g.Offline:
-		s = nil
+		if c := r.cache(); c != nil {
+			s = registry.Offline{Cache: c}
+		}
 	default:
 		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter}
 		if conf != nil {
