@@ -102,3 +102,26 @@ func TestSkew(t *testing.T) {
 		}
 	}
 }
+
+// TestFromHostLeavesOtherModules: recording one host's containers keeps
+// other modules' entries and skips modules with none, without refusing.
+func TestFromHostLeavesOtherModules(t *testing.T) {
+	snap := &host.Snapshot{Host: "h1", Containers: []host.Container{{ID: "1", Name: "a", Image: repo + ":1.5.0", ImageID: idA, State: "running"}},
+		Images: []host.Image{{ID: idA, RepoDigests: []string{repo + "@" + rdA}}}}
+	onH1 := &catalogue.Module{Name: "a", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "a"}}}
+	elsewhere := &catalogue.Module{Name: "b", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h2", Container: "b"}}}
+	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{onH1, elsewhere}},
+		Observed: Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), FromHost: "h1"})
+	if p.Refused() || p.Failed() {
+		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal, p.Decisions[1].Refusal)
+	}
+	if a := p.Decisions[0]; a.New == nil || a.New.Digest != rdA || a.New.Source != "running" {
+		t.Errorf("a = %+v", a.New)
+	}
+	if b := p.Decisions[1]; b.New != nil || b.Change() != ChangeSkipped {
+		t.Errorf("b = %+v, change %s", b.New, b.Change())
+	}
+	if got := len(p.Lock().Modules); got != 1 {
+		t.Errorf("lock has %d modules, want 1", got)
+	}
+}

@@ -60,6 +60,8 @@ func (d *Decision) Change() Change {
 		return ChangeError
 	case d.Refusal != nil:
 		return ChangeRefused
+	case d.New == nil:
+		return ChangeSkipped
 	case d.Old == nil:
 		return ChangeAdd
 	case string(lock.Format(&lock.Lock{Modules: []*lock.Module{d.Old}})) == string(lock.Format(&lock.Lock{Modules: []*lock.Module{d.New}})):
@@ -78,6 +80,9 @@ const (
 	ChangeRemove  Change = "remove"
 	ChangeRefused Change = "refused"
 	ChangeError   Change = "error"
+	// ChangeSkipped: lock --from-host, for a module that runs nothing on
+	// the host and has no entry yet.
+	ChangeSkipped Change = "skipped"
 )
 
 // Refused reports whether any module was refused.

@@ -102,11 +102,10 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		return d // without every host, the floor is not known
 	}
 	if in.FromHost != "" && !runsOn(d.Observations, in.FromHost) {
-		d.New = d.Old // not on this host: keep what was locked
+		// Not on this host: keep what was locked, or, with nothing locked
+		// yet, leave the module to "pin resolve".
+		d.New = d.Old
 		d.Observations, d.Missing = nil, nil
-		if d.New == nil {
-			d.Refusal = &Refusal{Module: m.Name, Kind: KindNothing, fix: fmt.Sprintf("module %q runs nothing on host %s and has no lock entry yet; run \"pin resolve\"", m.Name, in.FromHost)}
-		}
 		return d
 	}
 	floors := d.Floors()

@@ -166,7 +166,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 		fmt.Fprintln(w)
 	}
 	var parts []string
-	for _, c := range []string{"add", "update", "unchanged", "remove", "refused", "error"} {
+	for _, c := range []string{"add", "update", "unchanged", "remove", "skipped", "refused", "error"} {
 		if counts[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 		}
