@@ -135,11 +135,7 @@ func Format(l *Lock) []byte {
 			body.AppendNewline()
 		}
 		mb := body.AppendNewBlock("module", []string{m.Name}).Body()
-		set := func(k, v string) {
-			if v != "" {
-				mb.SetAttributeValue(k, cty.StringVal(v))
-			}
-		}
+		set := func(k, v string) { setString(mb, k, v) }
 		set("policy", m.Policy)
 		set("image", m.Image)
 		set("tag", m.Tag)
@@ -162,11 +158,7 @@ func Format(l *Lock) []byte {
 		for _, o := range m.Observed {
 			mb.AppendNewline()
 			ob := mb.AppendNewBlock("observed", []string{o.Host}).Body()
-			oset := func(k, v string) {
-				if v != "" {
-					ob.SetAttributeValue(k, cty.StringVal(v))
-				}
-			}
+			oset := func(k, v string) { setString(ob, k, v) }
 			oset("container", o.Container)
 			oset("tag", o.Tag)
 			oset("digest", o.Digest)
@@ -182,6 +174,13 @@ func Format(l *Lock) []byte {
 	}
 	buf.Write(hclwrite.Format(f.Bytes()))
 	return buf.Bytes()
+}
+
+// setString writes a string attribute; empty values are left out.
+func setString(b *hclwrite.Body, k, v string) {
+	if v != "" {
+		b.SetAttributeValue(k, cty.StringVal(v))
+	}
 }
 
 func formatTime(t time.Time) string {
