@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,6 +16,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/pin-tool/pin/version"
 )
@@ -30,6 +33,7 @@ var (
 	}}
 	hostSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "docker"}, {Name: "snapshot"}, {Name: "cert_path"}, {Name: "tls_verify"},
+		{Name: "kubernetes"},
 	}}
 	registrySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "mirror"}, {Name: "insecure"},
@@ -44,7 +48,9 @@ var (
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}},
 	}
-	runsOnSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "container"}}}
+	runsOnSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "container"}, {Name: "workload"}, {Name: "selector"},
+	}}
 )
 
 // Load reads the catalogue at path: one HCL file, or every *.hcl file in a
@@ -173,6 +179,16 @@ func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
 	if h.Docker != "" && h.Snapshot != "" {
 		diags = append(diags, errorf(a["snapshot"].Range, "Conflicting host sources", "Host %q names both docker and snapshot. Write docker to read the engine live, or snapshot to read a file, not both.", h.Name))
 	}
+	if attr := a["kubernetes"]; attr != nil {
+		k, d := kubernetesHost(attr, dir)
+		h.Kubernetes = k
+		diags = append(diags, d...)
+		for _, other := range []string{"docker", "snapshot", "cert_path", "tls_verify"} {
+			if oa := a[other]; oa != nil {
+				diags = append(diags, errorf(oa.Range, "Conflicting host sources", "Host %q names both kubernetes and %s, which belongs to another kind of host. Keep kubernetes to read the cluster, and define the other source as a host of its own.", h.Name, other))
+			}
+		}
+	}
 	if h.Docker != "" {
 		scheme, _, _ := strings.Cut(h.Docker, "://")
 		switch scheme {
@@ -188,6 +204,92 @@ func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
 		h.CertPath = filepath.Join(dir, h.CertPath)
 	}
 	return diags
+}
+
+// kubernetesSettings are the keys of a host's kubernetes object.
+var kubernetesSettings = []string{"kubeconfig", "context", "namespace", "selector"}
+
+// kubernetesHost reads kubernetes = { context = "…", namespace = "…", … }.
+func kubernetesHost(attr *hcl.Attribute, dir string) (*Kubernetes, hcl.Diagnostics) {
+	k := &Kubernetes{Range: attr.Range}
+	pairs, d := hcl.ExprMap(attr.Expr)
+	if d.HasErrors() {
+		return k, hcl.Diagnostics{errorf(attr.Expr.Range(), "Invalid kubernetes setting", "kubernetes is an object, such as kubernetes = { context = \"prod\", namespace = \"apps\" }; write {} for kubectl's current context and its namespace.")}
+	}
+	var diags hcl.Diagnostics
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		kv, d := p.Key.Value(nil)
+		if d.HasErrors() || kv.Type() != cty.String || kv.IsNull() || !kv.IsKnown() {
+			diags = append(diags, errorf(p.Key.Range(), "Unsupported kubernetes setting", "Keys of kubernetes are names: write %s.", strings.Join(kubernetesSettings, ", ")))
+			continue
+		}
+		key := kv.AsString()
+		var dst *string
+		switch key {
+		case "kubeconfig":
+			dst = &k.Kubeconfig
+		case "context":
+			dst = &k.Context
+		case "namespace":
+			dst = &k.Namespace
+		case "selector":
+			dst = &k.SelectorText
+		default:
+			diags = append(diags, errorf(p.Key.Range(), "Unsupported kubernetes setting", "%q is not a setting of a Kubernetes host. Write one of %s.", key, strings.Join(kubernetesSettings, ", ")))
+			continue
+		}
+		if seen[key] {
+			diags = append(diags, errorf(p.Key.Range(), "Duplicate kubernetes setting", "%s is set twice. Keep one.", key))
+			continue
+		}
+		seen[key] = true
+		diags = append(diags, str(&hcl.Attribute{Name: key, Expr: p.Value, Range: p.Value.Range()}, dst)...)
+		switch {
+		case key == "namespace" && k.Namespace != "":
+			if errs := validation.IsDNS1123Label(k.Namespace); len(errs) > 0 {
+				diags = append(diags, errorf(p.Value.Range(), "Invalid namespace", "%q is not a Kubernetes namespace name: %s. Write it as kubectl get namespaces lists it.", k.Namespace, strings.Join(errs, "; ")))
+			}
+		case key == "selector":
+			sel, msg := parseSelector(k.SelectorText)
+			if msg != "" {
+				diags = append(diags, errorf(p.Value.Range(), "Invalid label selector", "%s", msg))
+			}
+			k.Selector = sel
+		case key == "kubeconfig" && k.Kubeconfig != "":
+			if !filepath.IsAbs(k.Kubeconfig) && !strings.HasPrefix(k.Kubeconfig, "~/") {
+				k.Kubeconfig = filepath.Join(dir, k.Kubeconfig)
+			}
+		}
+	}
+	return k, diags
+}
+
+// parseSelector reads a label selector as kubectl -l takes it. It returns a
+// message saying what to write instead when the selector is invalid or
+// empty (which would match every pod).
+func parseSelector(s string) (labels.Selector, string) {
+	if strings.TrimSpace(s) == "" {
+		return nil, "The selector is empty, which matches every pod. Write labels to match, as kubectl -l takes them, such as \"app=forgejo\" or \"app in (forgejo),tier!=cache\"."
+	}
+	sel, err := labels.Parse(s)
+	if err != nil {
+		return nil, fmt.Sprintf("%q is not a label selector (%v). Write one as kubectl -l takes it, such as \"app=forgejo\" or \"app in (forgejo),tier!=cache\".", s, err)
+	}
+	return sel, ""
+}
+
+// parseWorkload checks a runs_on workload, "<kind>/<name>". It returns a
+// message saying what to write instead when the workload is invalid.
+func parseWorkload(s string) string {
+	kind, name, ok := strings.Cut(s, "/")
+	if !ok || !slices.Contains(WorkloadKinds, kind) {
+		return fmt.Sprintf("%q does not name a workload. Write <kind>/<name> with kind one of %s, in lowercase, such as \"deployment/forgejo\" or \"pod/forgejo-0\".", s, strings.Join(WorkloadKinds, ", "))
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Sprintf("%q is not a Kubernetes object name: %s. Write the name as kubectl get %s lists it.", name, strings.Join(errs, "; "), kind)
+	}
+	return ""
 }
 
 func (l *loader) registry(b *hcl.Block, dir string) hcl.Diagnostics {
@@ -358,6 +460,23 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 		rc, d := rb.Body.Content(runsOnSchema)
 		diags = append(diags, d...)
 		diags = append(diags, str(rc.Attributes["container"], &ro.Container)...)
+		diags = append(diags, str(rc.Attributes["workload"], &ro.Workload)...)
+		diags = append(diags, str(rc.Attributes["selector"], &ro.SelectorText)...)
+		if attr := rc.Attributes["workload"]; attr != nil && ro.Workload != "" {
+			if msg := parseWorkload(ro.Workload); msg != "" {
+				diags = append(diags, errorf(attr.Expr.Range(), "Invalid workload", "%s", msg))
+			}
+		}
+		if attr := rc.Attributes["selector"]; attr != nil {
+			sel, msg := parseSelector(ro.SelectorText)
+			if msg != "" {
+				diags = append(diags, errorf(attr.Expr.Range(), "Invalid label selector", "%s", msg))
+			}
+			ro.Selector = sel
+		}
+		if w, s := rc.Attributes["workload"], rc.Attributes["selector"]; w != nil && s != nil {
+			diags = append(diags, errorf(s.Range, "Conflicting runs_on targets", "runs_on %q names both a workload and a selector. Keep workload to take over what one controller owns, or selector to take over pods by their labels.", ro.Host))
+		}
 		m.RunsOn = append(m.RunsOn, ro)
 	}
 	return diags
@@ -368,8 +487,15 @@ func (l *loader) crossCheck() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, m := range l.c.Modules {
 		for _, ro := range m.RunsOn {
-			if _, ok := l.hosts[ro.Host]; !ok {
+			h, ok := l.hosts[ro.Host]
+			if !ok {
 				diags = append(diags, errorf(ro.DeclRange, "Undefined host", "Module %q runs on %q, but no host block defines it. Add host %q { docker = \"unix:///var/run/docker.sock\" } or { snapshot = \"<file>\" }, or fix the name.%s", m.Name, ro.Host, ro.Host, suggest(ro.Host, l.hosts)))
+				continue
+			}
+			// A snapshot may have been taken of a cluster: only a live
+			// Docker host cannot have workloads.
+			if (ro.Workload != "" || ro.SelectorText != "") && h.Kubernetes == nil && h.Snapshot == "" {
+				diags = append(diags, errorf(ro.DeclRange, "Workload on a Docker host", "Module %q takes over a workload or selector on %q, which is a Docker host. Write container = \"<name>\" for a Docker host, or make %q a Kubernetes host with kubernetes = { context = \"…\", namespace = \"…\" }.", m.Name, ro.Host, ro.Host))
 			}
 		}
 	}

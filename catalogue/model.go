@@ -5,6 +5,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/hashicorp/hcl/v2"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/version"
 )
@@ -39,14 +40,37 @@ type Catalogue struct {
 type Host struct {
 	Name string
 	// Docker is the Docker Engine address (unix://, tcp://, ssh://); empty
-	// with no Snapshot means the DOCKER_HOST environment default.
+	// with no Snapshot and no Kubernetes means the DOCKER_HOST environment
+	// default.
 	Docker string
+	// Kubernetes, when set, makes the host a namespace of a Kubernetes
+	// cluster, read through its API server.
+	Kubernetes *Kubernetes
 	// Snapshot is the path of a snapshot file read instead of an engine.
 	Snapshot string
 	// TLS settings for tcp:// as the Docker CLI takes them.
 	CertPath  string
 	TLSVerify bool
 	DeclRange hcl.Range
+}
+
+// Kubernetes says which cluster and namespace a host is. Every field is
+// optional: empty means what kubectl would use.
+type Kubernetes struct {
+	// Kubeconfig is the path of a kubeconfig file (absolute, relative paths
+	// made so against the catalogue's folder, or starting with "~/"); empty
+	// means KUBECONFIG, else ~/.kube/config, else the in-cluster config when
+	// pin runs in a pod.
+	Kubeconfig string
+	// Context is the kubeconfig context; empty means its current context.
+	Context string
+	// Namespace is the namespace whose pods are read; empty means the
+	// context's namespace, else "default".
+	Namespace string
+	// Selector, when set, limits the pods read to those it matches.
+	Selector     labels.Selector
+	SelectorText string
+	Range        hcl.Range
 }
 
 // Registry configures access to one registry host.
@@ -113,10 +137,23 @@ type Module struct {
 type RunsOn struct {
 	Host string
 	// Container is the container name; empty means containers labelled
-	// pin.module=<module name>.
+	// pin.module=<module name>, or, with Workload or Selector, every
+	// container of the pods they name.
 	Container string
-	DeclRange hcl.Range
+	// Workload, on a Kubernetes host, names the pods taken over by what
+	// owns them: "deployment/<name>", "statefulset/<name>",
+	// "daemonset/<name>", or one pod, "pod/<name>".
+	Workload string
+	// Selector, on a Kubernetes host, names the pods taken over by their
+	// labels; nil when absent. Workload and Selector exclude each other.
+	Selector     labels.Selector
+	SelectorText string
+	DeclRange    hcl.Range
 }
+
+// WorkloadKinds are the kinds a runs_on workload may name, in the order
+// documentation names them.
+var WorkloadKinds = []string{"deployment", "statefulset", "daemonset", "pod"}
 
 // Module returns the module with the given name, or nil.
 func (c *Catalogue) Module(name string) *Module {

@@ -1,0 +1,61 @@
+package catalogue
+
+import (
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// TestKubernetesCatalogue loads Kubernetes hosts and the runs_on forms that
+// take over workloads.
+func TestKubernetesCatalogue(t *testing.T) {
+	c, diags := Load("testdata/kubernetes")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prod := c.Host("prod").Kubernetes
+	if prod == nil {
+		t.Fatal("host prod: no kubernetes settings")
+	}
+	if prod.Context != "prod" || prod.Namespace != "apps" || prod.Selector != nil {
+		t.Errorf("prod = %+v", prod)
+	}
+	if want := filepath.Join("testdata", "kubernetes", "kube", "config"); prod.Kubeconfig != want {
+		t.Errorf("prod kubeconfig = %q, want %q (relative to the catalogue's folder)", prod.Kubeconfig, want)
+	}
+	staging := c.Host("staging").Kubernetes
+	if staging.Kubeconfig != "~/.kube/staging" || staging.Context != "" || staging.Namespace != "" {
+		t.Errorf("staging = %+v; a ~/ path is kept for the host adapter to expand", staging)
+	}
+	if staging.Selector == nil || !staging.Selector.Matches(labels.Set{"team": "forge"}) || staging.Selector.Matches(labels.Set{"team": "web"}) {
+		t.Errorf("staging selector = %v", staging.Selector)
+	}
+	if here := c.Host("here").Kubernetes; here == nil || *here != (Kubernetes{Range: here.Range}) {
+		t.Errorf("here = %+v, want empty settings", here)
+	}
+	if c.Host("prod-copy").Kubernetes != nil {
+		t.Error("a snapshot host has kubernetes settings")
+	}
+
+	ro := c.Module("forge").RunsOn
+	if len(ro) != 4 {
+		t.Fatalf("runs_on = %+v", ro)
+	}
+	if ro[0].Workload != "deployment/forgejo" || ro[0].Container != "forgejo" || ro[0].Selector != nil {
+		t.Errorf("runs_on prod = %+v", ro[0])
+	}
+	sel := ro[1].Selector
+	if sel == nil || ro[1].Workload != "" {
+		t.Fatalf("runs_on staging = %+v", ro[1])
+	}
+	for set, want := range map[string]bool{"app=forgejo": true, "app=forgejo,track=canary": false, "app=web": false} {
+		l, _ := labels.ConvertSelectorToLabelsMap(set)
+		if got := sel.Matches(l); got != want {
+			t.Errorf("selector %q matches %s = %v, want %v", ro[1].SelectorText, set, got, want)
+		}
+	}
+	if ro[2].Workload != "deployment/forgejo" || ro[3].Workload != "pod/forgejo-0" {
+		t.Errorf("runs_on prod-copy, here = %+v, %+v", ro[2], ro[3])
+	}
+}
