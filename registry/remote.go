@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -33,9 +35,31 @@ const (
 	DefaultPageSize = 1000
 )
 
-// maxConfigSize bounds a config blob read into memory: configs are a few
-// kilobytes, and a digest that names a layer must not pull gigabytes.
-const maxConfigSize = 16 << 20
+// Bounds on what is read into memory. A manifest (or index) larger than
+// MaxManifestSize, or a config larger than MaxConfigSize, is refused with
+// ErrTooLarge: at once when its Content-Length says so, else as soon as
+// that many bytes have been read. The manifest bound is distribution's own
+// (it refuses to store larger manifests); configs are a few kilobytes, and
+// a digest that names a layer must not pull gigabytes.
+const (
+	MaxManifestSize = 4 << 20
+	MaxConfigSize   = 4 << 20
+)
+
+// maxConfigSize is kept for the code that reads blobs.
+const maxConfigSize = MaxConfigSize
+
+// maxTagPages bounds the pages of one tag list (a million tags at the
+// default page size): a registry whose Link headers never end is refused.
+const maxTagPages = 1000
+
+// ErrTooLarge is returned when a manifest or config is larger than its bound.
+var ErrTooLarge = errors.New("too large")
+
+// ErrRefused is returned when a registry asks for something pin does not do:
+// follow a Link to another host or around in a loop, or authenticate at a
+// token server that is not on the registry's host or domain.
+var ErrRefused = errors.New("refused")
 
 // RemoteOptions configures a Remote.
 type RemoteOptions struct {
@@ -84,6 +108,15 @@ type RemoteOptions struct {
 // (a minute at most: a longer wait is not waited for, the answer is
 // returned) or else 1s, then 3s. go-containerregistry's own retries, which
 // ignore Retry-After and retry any method, are switched off.
+//
+// Every answer is screened before go-containerregistry reads it: manifests
+// and configs are bounded (MaxManifestSize, MaxConfigSize) and checked
+// against the digest asked for and the Docker-Content-Digest the registry
+// states; a Link header to another host, or tag-list pages that loop, are
+// refused; a WWW-Authenticate challenge whose token server (realm) is not
+// on the registry's host is refused before any credentials are sent (see
+// realmAllowed); and the credentials a request carried are cut out of the
+// body of an error answer, should a registry echo them.
 //
 // A Remote is safe for concurrent use.
 type Remote struct {
@@ -145,8 +178,10 @@ func NewRemote(opts RemoteOptions) *Remote {
 
 	// From the outside in: go-containerregistry's auth (its own retries
 	// switched off), retries, the bound on requests in flight with the
-	// timeout of each attempt, the plain-http guard, the base transport.
+	// timeout of each attempt, the screening of answers, the plain-http and
+	// credentials guard, the base transport.
 	var rt http.RoundTripper = &guard{next: base, host: r.source.RegistryStr(), allowHTTP: plainHTTP}
+	rt = &screen{next: rt, host: r.source.RegistryStr()}
 	rt = &limiter{next: rt, sem: make(chan struct{}, n), timeout: timeout}
 	rt = &retrying{next: rt, attempts: 3, backoff: []time.Duration{time.Second, 3 * time.Second}, maxWait: time.Minute}
 
@@ -171,9 +206,33 @@ func (r *Remote) Tags(ctx context.Context, repo string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tags, err := r.puller.List(ctx, target)
+	fail := func(err error) error {
+		return fmt.Errorf("listing tags of %s: %w", r.where(repo), classify(err))
+	}
+	lister, err := r.puller.Lister(ctx, target)
 	if err != nil {
-		return nil, fmt.Errorf("listing tags of %s: %w", r.where(repo), classify(err))
+		return nil, fail(err)
+	}
+	// Pages are followed by their Link header (screen refuses one to
+	// another host); a page named twice is a loop.
+	var tags []string
+	seen := map[string]bool{}
+	for lister.HasNext() {
+		page, err := lister.Next(ctx)
+		if err != nil {
+			return nil, fail(err)
+		}
+		tags = append(tags, page.Tags...)
+		if page.Next == "" {
+			continue
+		}
+		if seen[page.Next] {
+			return nil, fail(fmt.Errorf("the Link header loops back to %s, a page already read: %w", redactURL(page.Next), ErrRefused))
+		}
+		if len(seen) >= maxTagPages {
+			return nil, fail(fmt.Errorf("more than %d pages of tags: %w", maxTagPages, ErrRefused))
+		}
+		seen[page.Next] = true
 	}
 	slices.Sort(tags)
 	return slices.Compact(tags), nil
@@ -285,7 +344,7 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
 	}
 	if len(b) > maxConfigSize {
-		return nil, fmt.Errorf("blob %s from %s: larger than %d bytes, not a config", digest, r.source.RegistryStr(), maxConfigSize)
+		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(maxConfigSize), ErrTooLarge)
 	}
 	if err := verify(b, digest); err != nil {
 		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
@@ -389,7 +448,78 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme == "http" && !isLoopback(req.URL.Host) && !(g.allowHTTP && req.URL.Host == g.host) {
 		return nil, fmt.Errorf("plain http to %s refused: the registry is not marked insecure", req.URL.Host)
 	}
+	// The last line of defence for credentials: a user name and password
+	// go to the registry, or to its token server when realmAllowed says
+	// so, and nowhere else (screen refuses such a realm earlier, with a
+	// better message).
+	if scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "basic") && !realmAllowed(req.URL, g.host) {
+		return nil, fmt.Errorf("sending the credentials of %s to %s refused: %w", g.host, req.URL.Host, ErrRefused)
+	}
 	return g.next.RoundTrip(req)
+}
+
+// realmAllowed reports whether credentials for the registry at regHost
+// (host[:port], as asked) may be sent to u, the realm of a
+// WWW-Authenticate challenge: u is on the registry's own host and port, or
+// u is https on a host of the registry's parent domain (its host without
+// the first label: index.docker.io may send them to auth.docker.io,
+// registry.gitlab.com to gitlab.com). An IP address, localhost, a name of
+// fewer than three labels, and a parent that looks like a public suffix
+// (two labels, a two-letter country code under a label of three letters or
+// fewer: co.uk, com.au) have no parent domain: only their own host may
+// have their credentials.
+//
+// go-containerregistry, left alone, sends them to any https realm that is
+// not a private address. The Public Suffix List would draw the line more
+// exactly; pin does without it, and errs on the side of refusing.
+func realmAllowed(u *url.URL, regHost string) bool {
+	if strings.EqualFold(withPort(u.Host, u.Scheme), withPort(regHost, u.Scheme)) {
+		return true
+	}
+	if u.Scheme != "https" {
+		return false
+	}
+	parent := parentDomain(hostOnly(regHost))
+	h := strings.ToLower(u.Hostname())
+	return parent != "" && (h == parent || strings.HasSuffix(h, "."+parent))
+}
+
+// parentDomain is host without its first label, or "" when host has no
+// parent domain that may be trusted with its credentials.
+func parentDomain(host string) string {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if net.ParseIP(host) != nil || isLoopback(host) {
+		return ""
+	}
+	labels := strings.Split(host, ".")
+	if len(labels) < 3 {
+		return ""
+	}
+	parent := labels[1:]
+	if len(parent) == 2 && len(parent[1]) == 2 && len(parent[0]) <= 3 {
+		return "" // co.uk, com.au, org.br: a public suffix, not a domain
+	}
+	return strings.Join(parent, ".")
+}
+
+// hostOnly strips the port of host[:port].
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// withPort adds the scheme's default port to host when it has none.
+func withPort(host, scheme string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	port := "443"
+	if scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
 // limiter bounds the requests in flight and the time each takes. A request
@@ -534,4 +664,236 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(at.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// screen checks each answer before go-containerregistry reads it:
+//
+//   - a 401 whose WWW-Authenticate challenge names a token server (realm)
+//     that realmAllowed refuses is an error, so that no credentials are sent
+//     there;
+//   - a tag list whose Link header points to another host or scheme is an
+//     error;
+//   - a manifest or blob GET answered 200 is read here, bounded by
+//     MaxManifestSize or MaxConfigSize (refused at once when Content-Length
+//     is larger), and checked against the digest in its URL and the
+//     Docker-Content-Digest header; a body cut short is io.ErrUnexpectedEOF,
+//     which retrying retries;
+//   - the body of an error answer loses the credentials the request
+//     carried, should the registry echo them.
+//
+// host is the registry asked (host[:port]).
+type screen struct {
+	next http.RoundTripper
+	host string
+}
+
+func (s *screen) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*http.Response, error) {
+		resp.Body.Close() // unread: the connection is dropped, not drained
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		if err := s.checkChallenge(resp); err != nil {
+			return fail(err)
+		}
+	case resp.StatusCode == http.StatusOK && strings.HasSuffix(req.URL.Path, "/tags/list"):
+		if err := checkLink(req, resp); err != nil {
+			return fail(err)
+		}
+	case resp.StatusCode == http.StatusOK && req.Method == http.MethodGet && (strings.Contains(req.URL.Path, "/manifests/") || strings.Contains(req.URL.Path, "/blobs/")):
+		if err := readChecked(req, resp); err != nil {
+			return fail(err)
+		}
+	}
+	if resp.StatusCode >= 400 {
+		redactBody(req, resp)
+	}
+	return resp, nil
+}
+
+// checkChallenge refuses a Bearer challenge whose realm may not have the
+// registry's credentials. Basic challenges have no realm URL.
+func (s *screen) checkChallenge(resp *http.Response) error {
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		scheme, params, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if !strings.EqualFold(scheme, "bearer") {
+			continue
+		}
+		realm := challengeParam(params, "realm")
+		u, err := url.Parse(realm)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("%s asks to authenticate at %q, not a URL: %w", s.host, realm, ErrRefused)
+		}
+		if !realmAllowed(u, s.host) {
+			return fmt.Errorf("%s asks to authenticate at %s, which is not on its host: credentials are not sent there: %w", s.host, redactURL(realm), ErrRefused)
+		}
+	}
+	return nil
+}
+
+// challengeParam finds key="value" (or key=value) in a challenge's
+// parameters.
+func challengeParam(params, key string) string {
+	for params != "" {
+		params = strings.TrimLeft(params, " ,")
+		k, rest, ok := strings.Cut(params, "=")
+		if !ok {
+			return ""
+		}
+		var v string
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.Index(rest[1:], `"`)
+			if end < 0 {
+				v, rest = rest[1:], ""
+			} else {
+				v, rest = rest[1:1+end], rest[2+end:]
+			}
+		} else {
+			v, rest, _ = strings.Cut(rest, ",")
+		}
+		if strings.EqualFold(strings.TrimSpace(k), key) {
+			return v
+		}
+		params = rest
+	}
+	return ""
+}
+
+// checkLink refuses a tag list whose next page is on another host or
+// scheme.
+func checkLink(req *http.Request, resp *http.Response) error {
+	link := resp.Header.Get("Link")
+	if link == "" {
+		return nil
+	}
+	start, end := strings.Index(link, "<"), strings.Index(link, ">")
+	if start != 0 || end < 0 {
+		return nil // go-containerregistry says what is wrong with it
+	}
+	next, err := url.Parse(link[1:end])
+	if err != nil {
+		return nil
+	}
+	next = req.URL.ResolveReference(next)
+	if next.Host != req.URL.Host || next.Scheme != req.URL.Scheme {
+		return fmt.Errorf("the Link header of %s points to %s, another host: not followed: %w", req.URL.Host, redactURL(next.String()), ErrRefused)
+	}
+	return nil
+}
+
+// readChecked reads a manifest or blob answer into memory, bounded, and
+// checks it against the digests the request and the answer name.
+func readChecked(req *http.Request, resp *http.Response) error {
+	what, limit := "manifest", int64(MaxManifestSize)
+	if strings.Contains(req.URL.Path, "/blobs/") {
+		what, limit = "blob", int64(MaxConfigSize)
+	}
+	if resp.ContentLength > limit {
+		return fmt.Errorf("%s %s is %s, more than the %s pin reads: %w", what, urlRef(req.URL), sizeText(resp.ContentLength), sizeText(limit), ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	resp.Body.Close()
+	if err != nil {
+		return err // a cut body is io.ErrUnexpectedEOF: retried
+	}
+	if int64(len(b)) > limit {
+		return fmt.Errorf("%s %s is more than the %s pin reads: %w", what, urlRef(req.URL), sizeText(limit), ErrTooLarge)
+	}
+	// The digest asked for, then the one the registry states. A schema 1
+	// manifest's stated digest is of its signed form; pin refuses those
+	// anyway, later and more clearly.
+	if _, ref, ok := strings.Cut(req.URL.Path, "/"+what+"s/"); ok && strings.HasPrefix(ref, "sha256:") {
+		if err := verify(b, ref); err != nil {
+			return fmt.Errorf("%s %s: %w", what, urlRef(req.URL), err)
+		}
+	}
+	if stated := resp.Header.Get("Docker-Content-Digest"); strings.HasPrefix(stated, "sha256:") &&
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), string(types.DockerManifestSchema1)) {
+		if got := digestOf(b); got != stated {
+			return fmt.Errorf("%s %s: the registry says it is %s, its content is %s: %w", what, urlRef(req.URL), stated, got, ErrDigestMismatch)
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	return nil
+}
+
+// redactBody cuts the credentials the request carried out of an error
+// answer's body (at most 64 KiB of it is kept; error bodies are small).
+func redactBody(req *http.Request, resp *http.Response) {
+	secrets := credentials(req.Header.Get("Authorization"))
+	if len(secrets) == 0 {
+		return
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	s := string(b)
+	for _, secret := range secrets {
+		s = strings.ReplaceAll(s, secret, "<redacted>")
+	}
+	resp.Body = io.NopCloser(strings.NewReader(s))
+	resp.ContentLength = int64(len(s))
+}
+
+// credentials are the secrets in an Authorization header value: the value,
+// its credentials part, and for Basic the decoded "user:password" and the
+// password, longest first.
+func credentials(auth string) []string {
+	if auth == "" {
+		return nil
+	}
+	out := []string{auth}
+	scheme, cred, ok := strings.Cut(auth, " ")
+	if !ok || cred == "" {
+		return out
+	}
+	out = append(out, cred)
+	if strings.EqualFold(scheme, "basic") {
+		if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+			out = append(out, string(dec))
+			if _, pass, ok := strings.Cut(string(dec), ":"); ok && len(pass) >= 4 {
+				out = append(out, pass)
+			}
+		}
+	}
+	return out
+}
+
+// urlRef names what a manifest or blob URL asks for: "repo:tag" or
+// "repo@digest", on its host.
+func urlRef(u *url.URL) string {
+	p := strings.TrimPrefix(u.Path, "/v2/")
+	for _, kind := range []string{"/manifests/", "/blobs/"} {
+		if repo, ref, ok := strings.Cut(p, kind); ok {
+			return reference(u.Host+"/"+repo, ref)
+		}
+	}
+	return u.Host + u.Path
+}
+
+// redactURL drops a URL's user information and query (tokens travel in
+// either).
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	return u.String()
+}
+
+// sizeText renders a byte count for people: "4 MiB", "5000000 bytes".
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
