@@ -392,14 +392,33 @@ func reference(repo, ref string) string {
 	return repo + ":" + ref
 }
 
-// classify marks a registry's 404 as ErrNotFound, keeping its error.
+// classify marks a registry's 404 as ErrNotFound, keeping its error, and
+// names the HTTP status of an error answer whose message does not (an OCI
+// error body: "UNKNOWN: …" alone does not say it was a 503).
 func classify(err error) error {
 	var terr *transport.Error
-	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
+	if !errors.As(err, &terr) {
+		return err
+	}
+	if len(terr.Errors) > 0 {
+		err = withStatus{err: err, code: terr.StatusCode}
+	}
+	if terr.StatusCode == http.StatusNotFound {
 		return notFound{err}
 	}
 	return err
 }
+
+// withStatus adds the HTTP status to a registry's error.
+type withStatus struct {
+	err  error
+	code int
+}
+
+func (e withStatus) Error() string {
+	return fmt.Sprintf("%s (HTTP %d %s)", e.err, e.code, http.StatusText(e.code))
+}
+func (e withStatus) Unwrap() error { return e.err }
 
 // unusableHead reports whether a HEAD failed after the registry answered
 // it successfully (go-containerregistry's errors for a missing

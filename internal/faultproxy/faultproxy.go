@@ -454,6 +454,14 @@ func Headers(edit func(r *http.Request, h http.Header)) Fault {
 	}}
 }
 
+// Body forwards the registry's answer with its body replaced by what edit
+// returns (the Content-Length follows).
+func Body(edit func(r *http.Request, body []byte) []byte) Fault {
+	return Fault{name: "body", serve: func(p *Proxy, w *countingWriter, r *http.Request) {
+		p.forward(w, r, func(_ http.Header, body []byte) []byte { return edit(r, body) })
+	}}
+}
+
 // Recorder is a server that records every request and answers 200 with a
 // token: it stands for a host that must never be asked, such as a token
 // server credentials must not reach.

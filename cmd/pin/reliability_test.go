@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pin-tool/pin/internal/faultproxy"
+	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/lock"
+)
+
+// The tests of this file run pin under faults and check, for each, the
+// message, the exit code and that the lockfile is byte-identical: a clean
+// run writes the lock, a new version is pushed so that the lock would
+// change, the fault is injected and pin runs again.
+
+// faultRepo is a repository with version 1.0 on the real registry, read by
+// a track-upstream module through a fault proxy, in dir; a clean run has
+// written its lock.
+type faultRepo struct {
+	dir  string // holds catalogue.hcl, pin.lock.hcl and the cache
+	reg  string // the real registry
+	path string // the repository path, on both
+	px   *faultproxy.Proxy
+	lock []byte // the lock the clean run wrote
+}
+
+func newFaultRepo(t *testing.T) *faultRepo {
+	t.Helper()
+	reg := testenv.Registry(t)
+	f := &faultRepo{dir: t.TempDir(), reg: reg, path: fmt.Sprintf("fault/cli-%d", time.Now().UnixNano())}
+	f.push(t, "1.0")
+	f.px = faultproxy.New(t, reg)
+	cat := fmt.Sprintf(`module "app" {
+  image  = "%s/%s"
+  policy = "track-upstream"
+}
+`, f.px.Host, f.path)
+	if err := os.WriteFile(filepath.Join(f.dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.pin(t, "resolve"); r.code != 0 || !strings.Contains(f.read(t), `tag     = "1.0"`) {
+		t.Fatalf("clean run: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, f.read(t))
+	}
+	f.lock = []byte(f.read(t))
+	return f
+}
+
+func (f *faultRepo) push(t *testing.T, version string) {
+	t.Helper()
+	testimage.Push(t, f.reg+"/"+f.path+":"+version, testimage.Build(t, testimage.Options{
+		Content: version, Created: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		Labels: map[string]string{"org.opencontainers.image.version": version},
+	}))
+}
+
+func (f *faultRepo) pin(t *testing.T, args ...string) result {
+	t.Helper()
+	return pin(t, f.dir, append(args, "--cache-dir="+filepath.Join(f.dir, "cache"))...)
+}
+
+func (f *faultRepo) read(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, "pin.lock.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// unchanged fails the test unless the lock is byte-identical to the one
+// the clean run wrote.
+func (f *faultRepo) unchanged(t *testing.T) {
+	t.Helper()
+	if got := f.read(t); got != string(f.lock) {
+		t.Errorf("the lock changed under the fault:\n%s", got)
+	}
+	if _, diags := lock.Parse([]byte(f.read(t)), "pin.lock.hcl"); diags.HasErrors() {
+		t.Errorf("the lock does not parse: %v", diags)
+	}
+}
+
+// cacheIntact fails the test if the cache holds a blob that is not what
+// its name says: content refused must never be cached.
+func (f *faultRepo) cacheIntact(t *testing.T) {
+	t.Helper()
+	dir := filepath.Join(f.dir, "cache", "blobs", "sha256")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) != e.Name() {
+			t.Errorf("cache holds %s, whose content does not match", e.Name())
+		}
+	}
+}
+
+// TestRegistryFaults: each fault of the README's table that a registry can
+// show, through the proxy in front of the real registry.
+func TestRegistryFaults(t *testing.T) {
+	manifest11 := faultproxy.Manifest(http.MethodGet, "1.1")
+	blobGET := faultproxy.Blob(http.MethodGet)
+	for _, tc := range []struct {
+		name   string
+		inject func(f *faultRepo)
+		// code 0: pin recovers, and the lock names 1.1.
+		code int
+		want []string
+		// took is the least the run must take (a Retry-After waited out).
+		took time.Duration
+	}{
+		{"429 with Retry-After", func(f *faultRepo) {
+			f.px.Inject(manifest11, 1, faultproxy.Status(http.StatusTooManyRequests, "Retry-After", "2"))
+		}, 0, nil, 2 * time.Second},
+		{"5xx burst within the bound", func(f *faultRepo) {
+			f.px.Inject(manifest11, 2, faultproxy.Status(http.StatusBadGateway))
+		}, 0, nil, 0},
+		{"5xx past the bound", func(f *faultRepo) {
+			f.px.Inject(faultproxy.TagList, 0, faultproxy.Status(http.StatusServiceUnavailable))
+		}, 3, []string{`module "app"`, "listing tags of", "fault injected: 503 (HTTP 503 Service Unavailable)"}, 0},
+		{"connection reset once", func(f *faultRepo) {
+			f.px.Inject(manifest11, 1, faultproxy.Reset())
+		}, 0, nil, 0},
+		{"connection resets", func(f *faultRepo) {
+			f.px.Inject(manifest11, 0, faultproxy.Reset())
+		}, 3, []string{"manifest of " + "%HOST%/%PATH%:1.1", "connection reset by peer"}, 0},
+		{"truncated body", func(f *faultRepo) {
+			f.px.Inject(blobGET, 0, faultproxy.Truncate(10))
+		}, 3, []string{"config of %HOST%/%PATH%@sha256:", "unexpected EOF"}, 0},
+		{"manifest not matching its digest", func(f *faultRepo) {
+			f.px.Inject(manifest11, 0, faultproxy.Corrupt())
+		}, 3, []string{"manifest %HOST%/%PATH%:1.1: the registry says it is sha256:", "content does not match its digest"}, 0},
+		{"config not matching its digest", func(f *faultRepo) {
+			f.px.Inject(blobGET, 0, faultproxy.Corrupt())
+		}, 3, []string{"config of %HOST%/%PATH%@sha256:", "content does not match its digest"}, 0},
+		{"oversized manifest", func(f *faultRepo) {
+			f.px.Inject(manifest11, 0, faultproxy.Oversize(64<<20, true))
+		}, 3, []string{"manifest %HOST%/%PATH%:1.1 is 64 MiB, more than the 4 MiB pin reads: too large"}, 0},
+		{"oversized manifest, no length", func(f *faultRepo) {
+			f.px.Inject(manifest11, 0, faultproxy.Oversize(64<<20, false))
+		}, 3, []string{"manifest %HOST%/%PATH%:1.1 is more than the 4 MiB pin reads: too large"}, 0},
+		{"oversized config", func(f *faultRepo) {
+			f.px.Inject(blobGET, 0, faultproxy.Oversize(64<<20, false))
+		}, 3, []string{"is more than the 4 MiB pin reads: too large"}, 0},
+		{"Link that loops", func(f *faultRepo) {
+			f.px.Inject(faultproxy.TagList, 0, faultproxy.Headers(func(r *http.Request, h http.Header) {
+				h.Set("Link", fmt.Sprintf(`<%s?n=1000&last=1.0>; rel="next"`, r.URL.Path))
+			}))
+		}, 3, []string{"listing tags of %HOST%/%PATH%: the Link header loops back to", "refused"}, 0},
+		{"Link to another host", func(f *faultRepo) {
+			f.px.Inject(faultproxy.TagList, 0, faultproxy.Headers(func(r *http.Request, h http.Header) {
+				h.Set("Link", fmt.Sprintf(`<http://203.0.113.9:5000%s?n=1000&last=1.0>; rel="next"`, r.URL.Path))
+			}))
+		}, 3, []string{"the Link header of %HOST% points to http://203.0.113.9:5000/v2/", "another host: not followed"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFaultRepo(t)
+			f.push(t, "1.1") // the lock would change
+			tc.inject(f)
+			start := time.Now()
+			r := f.pin(t, "resolve")
+			took := time.Since(start)
+			t.Logf("exit %d in %v\n%s", r.code, took.Round(time.Millisecond), r.stderr)
+			if f.px.Faulted() == 0 {
+				t.Fatal("no request met the fault: the test checked nothing")
+			}
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			if took < tc.took {
+				t.Errorf("took %v, want at least %v", took, tc.took)
+			}
+			f.cacheIntact(t)
+			if tc.code == 0 {
+				if !strings.Contains(f.read(t), `tag     = "1.1"`) {
+					t.Errorf("pin recovered but did not lock 1.1:\n%s", f.read(t))
+				}
+				return
+			}
+			for _, w := range tc.want {
+				w = strings.NewReplacer("%HOST%", f.px.Host, "%PATH%", f.path).Replace(w)
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q", w)
+				}
+			}
+			if !strings.Contains(r.stderr, "pin.lock.hcl left unchanged") || !strings.Contains(r.stdout, "pin.lock.hcl not written.") {
+				t.Errorf("pin does not say the lock was left unchanged:\n%s%s", r.stdout, r.stderr)
+			}
+			f.unchanged(t)
+			// Without the fault the same run locks 1.1: the lock was kept
+			// because of the fault, not because nothing had changed.
+			f.px.Clear()
+			if r := f.pin(t, "resolve"); r.code != 0 || !strings.Contains(f.read(t), `tag     = "1.1"`) {
+				t.Errorf("after the fault: exit %d\n%s\n%s", r.code, r.stderr, f.read(t))
+			}
+		})
+	}
+}
+
+// stderrClean is true when s has no raw control character but newline and
+// tab, and no raw C1 control.
+func stderrClean(s string) bool {
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostileVersion is a version label that tries to move the cursor, clear
+// the screen, set the terminal title, reverse the text and flood the line.
+var hostileVersion = "1.0.0\x1b[2J\x1b]0;pwned\x07\u009b31m\u202e" + strings.Repeat("v", 400)
+
+// noRawControls fails the test if text holds a control character other
+// than newline and tab, raw.
+func noRawControls(t *testing.T, what, text string) {
+	t.Helper()
+	if !stderrClean(text) {
+		i := strings.IndexFunc(text, func(r rune) bool {
+			return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0)
+		})
+		t.Errorf("%s prints a raw control character at %d: %q", what, i, text[max(0, i-40):min(len(text), i+40)])
+	}
+}
+
+// TestHostileNames: a version label (read from the real registry and from
+// the real Docker Engine), a container name (from a snapshot file: the
+// engine refuses such names), tags and a registry's error message carry
+// terminal escape sequences and absurd lengths. The table, the cutover
+// preview and the errors print them escaped and cut; the JSON escapes
+// them; the lock holds them escaped.
+func TestHostileNames(t *testing.T) {
+	reg := testenv.Registry(t)
+	dh := testenv.DockerHost(t)
+	if _, err := exec.LookPath("docker"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("docker CLI required in CI")
+		}
+		t.Skip("docker CLI not installed")
+	}
+	id := time.Now().UnixNano()
+	repo := fmt.Sprintf("%s/hostile/web-%d", reg, id)
+	img := testimage.Build(t, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath},
+		Created: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		Labels:  map[string]string{"org.opencontainers.image.version": hostileVersion}})
+	d := testimage.Push(t, repo+":latest", img)
+	cfg, _ := img.ConfigName()
+	dockerCLI(t, dh, "pull", "-q", repo+":latest")
+	ctr := fmt.Sprintf("hostile-%d", id)
+	dockerCLI(t, dh, "run", "-d", "--network", "none", "--name", ctr, "--label", "pin.module=web", repo+":latest")
+	t.Cleanup(func() { exec.Command("docker", "-H", dh, "rm", "-f", ctr).Run() })
+
+	dir := t.TempDir()
+	hostileName := "web\x1b[2J\x1b]0;pwned\x07" + strings.Repeat("n", 400)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	snap := fmt.Sprintf(`{"schema": 1, "host": "file", "image_store": "classic",
+  "containers": [{"id": "c1", "name": %s, "image": %s, "image_id": %s, "state": "running", "labels": {"pin.module": "web"}}],
+  "images": [{"id": %s, "repo_tags": [%s], "repo_digests": [%s], "created": "2026-09-01T00:00:00Z",
+    "labels": {"org.opencontainers.image.version": %s}, "os": "linux", "architecture": %s}]}`,
+		q(hostileName), q(repo+":latest"), q(cfg.String()), q(cfg.String()), q(repo+":latest"), q(repo+"@"+d.DigestStr()), q(hostileVersion), q(runtime.GOARCH))
+	os.WriteFile(filepath.Join(dir, "file.json"), []byte(snap), 0o644)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(fmt.Sprintf(`host "real" {
+  docker = %q
+}
+
+host "file" {
+  snapshot = "file.json"
+}
+
+module "web" {
+  image  = %q
+  policy = "at-least-running"
+  pin    = "latest"
+  runs_on "real" {}
+  runs_on "file" {}
+}
+`, dh, repo)), 0o644)
+	cache := "--cache-dir=" + filepath.Join(dir, "cache")
+
+	r := pin(t, dir, "resolve", "-v", cache)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("resolve:\n%s", r.stdout)
+	noRawControls(t, "resolve", r.stdout+r.stderr)
+	for _, want := range []string{
+		`version 1.0.0\x1b[2J\x1b]0;pwned\x07\x9b31m\u202e` + strings.Repeat("v", 256-len(`1.0.0\x1b[2J\x1b]0;pwned\x07\x9b31m\u202e`)) + "…",
+		`file/web\x1b[2J\x1b]0;pwned\x07` + strings.Repeat("n", 256-len(`file/web\x1b[2J\x1b]0;pwned\x07`)) + "…",
+		"real/" + ctr + " latest@" + d.DigestStr()[:19],
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("resolve does not print %q", want)
+		}
+	}
+	lockSrc, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	noRawControls(t, "the lock", string(lockSrc))
+	if !strings.Contains(string(lockSrc), `\u001b[2J`) {
+		t.Errorf("the lock does not hold the label escaped:\n%s", lockSrc)
+	}
+	if _, diags := lock.Parse(lockSrc, "pin.lock.hcl"); diags.HasErrors() {
+		t.Errorf("the lock does not parse: %v", diags)
+	}
+
+	for _, h := range []string{"real", "file"} {
+		r = pin(t, dir, "plan", h, cache)
+		if r.code != 0 {
+			t.Errorf("plan %s: exit %d\n%s%s", h, r.code, r.stdout, r.stderr)
+		}
+		noRawControls(t, "plan "+h, r.stdout+r.stderr)
+		if !strings.Contains(r.stdout, `\x1b]0;pwned\x07`) || !strings.Contains(r.stdout, "…") {
+			t.Errorf("plan %s does not print the label escaped and cut:\n%s", h, r.stdout)
+		}
+	}
+
+	r = pin(t, dir, "resolve", "--format", "json", cache)
+	if r.code != 0 || !json.Valid([]byte(r.stdout)) {
+		t.Fatalf("json: exit %d, valid %v\n%s", r.code, json.Valid([]byte(r.stdout)), r.stderr)
+	}
+	// encoding/json escapes C0 controls (ESC among them), not DEL nor the
+	// C1 controls: the README says so, and this checks only what holds.
+	if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, `\u001b[2J`) || !strings.Contains(r.stdout, strings.Repeat("n", 400)) {
+		t.Errorf("json does not escape the names, or cuts them:\n%s", r.stdout)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(after, lockSrc) {
+		t.Error("the lock changed on a second run")
+	}
+}
+
+// TestHostileRegistry: tags with escape sequences, and an error message
+// that tries to rewrite the terminal and fills a screen, from a registry
+// (through the proxy): printed escaped and cut, the lock left as it was.
+func TestHostileRegistry(t *testing.T) {
+	t.Run("tags", func(t *testing.T) {
+		f := newFaultRepo(t)
+		f.px.Inject(faultproxy.TagList, 0, faultproxy.Body(func(_ *http.Request, body []byte) []byte {
+			var list struct {
+				Name string   `json:"name"`
+				Tags []string `json:"tags"`
+			}
+			json.Unmarshal(body, &list)
+			list.Tags = append(list.Tags, "1.1\x1b[2J", "\x1b]0;pwned\x07", "9.9.9-"+strings.Repeat("x", 400), "2.0\u202e")
+			b, _ := json.Marshal(list)
+			return b
+		}))
+		r := f.pin(t, "resolve", "-v")
+		if f.px.Faulted() == 0 {
+			t.Fatal("no request met the fault")
+		}
+		noRawControls(t, "resolve", r.stdout+r.stderr)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		f.unchanged(t)
+	})
+	t.Run("error message", func(t *testing.T) {
+		f := newFaultRepo(t)
+		f.push(t, "1.1")
+		msg := "\x1b[2J\x1b[Hall good\x1b]0;pwned\x07 " + strings.Repeat("A", 5000) + " " + strings.Repeat("b ", 3000)
+		body, _ := json.Marshal(map[string]any{"errors": []map[string]string{{"code": "UNKNOWN", "message": msg}}})
+		f.px.Inject(faultproxy.TagList, 0, faultproxy.StatusBody(http.StatusBadRequest, string(body)))
+		r := f.pin(t, "resolve")
+		if r.code != 3 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		noRawControls(t, "resolve", r.stdout+r.stderr)
+		for _, want := range []string{`\x1b[2J\x1b[Hall good\x1b]0;pwned\x07 `, strings.Repeat("A", 256) + "… b b b"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q", want)
+			}
+		}
+		for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
+			if n := utf8.RuneCountInString(l); n > len("pin: ")+maxPrintedLine+len("…") {
+				t.Errorf("a line of %d characters is printed", n)
+			}
+		}
+		f.unchanged(t)
+	})
+}
+
+func TestSanitize(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\n\tindented", "plain text\n\tindented"},
+		{"red \x1b[31mtext\x1b[0m", `red \x1b[31mtext\x1b[0m`},
+		{"title \x1b]0;pwned\x07", `title \x1b]0;pwned\x07`},
+		{"cr\rbs\bdel\x7f", `cr\x0dbs\x08del\x7f`},
+		{"c1 \u009b31m csi", `c1 \x9b31m csi`},
+		{"bidi \u202eevil\u202c", `bidi \u202eevil\u202c`},
+		{"line\u2028sep", `line\u2028sep`},
+		{"née café 日本", "née café 日本"},
+		{long, strings.Repeat("a", 256) + "…"},
+		{"x " + long + " y", "x " + strings.Repeat("a", 256) + "… y"},
+		{strings.Repeat("\x1b", 100), strings.Repeat(`\x1b`, 64) + "…"},
+		{strings.Repeat("word ", 1000) + "\nnext", strings.Repeat("word ", 409) + "wor…\nnext"},
+	} {
+		if got := sanitize(tc.in); got != tc.want {
+			t.Errorf("sanitize(%q) =\n  %q\nwant\n  %q", tc.in, got, tc.want)
+		}
+	}
+}
