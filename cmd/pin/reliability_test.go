@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -410,5 +411,120 @@ func TestSanitize(t *testing.T) {
 		if got := sanitize(tc.in); got != tc.want {
 			t.Errorf("sanitize(%q) =\n  %q\nwant\n  %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// hostFaultDir writes a catalogue of two live hosts: "real", the real
+// Docker Engine, and "broken", at brokenAddr; module "good" runs on the
+// first (its container is absent: the pin is locked), "bad" on the second;
+// both pin version pinned of an image on the real registry.
+func hostFaultDir(t *testing.T, dir, repo, brokenAddr, pinned string) {
+	t.Helper()
+	cat := fmt.Sprintf(`host "real" {
+  docker = %q
+}
+
+host "broken" {
+  docker = %q
+}
+
+module "good" {
+  image  = %q
+  policy = "at-least-running"
+  pin    = %q
+  runs_on "real" { container = "pin-absent" }
+}
+
+module "bad" {
+  image  = %q
+  policy = "at-least-running"
+  pin    = %q
+  runs_on "broken" { container = "web" }
+}
+`, testenv.DockerHost(t), brokenAddr, repo, pinned, repo, pinned)
+	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostFaults: one of two live hosts is down or answers garbage. pin
+// exits 3 naming that host, its address and what failed, still reports
+// the module of the other host (its new lock entry), and leaves the lock
+// byte-identical; pin plan and pin lock --from-host on it exit 3 too.
+func TestHostFaults(t *testing.T) {
+	reg := testenv.Registry(t)
+	dh := testenv.DockerHost(t)
+	repo := fmt.Sprintf("%s/hostfault/app-%d", reg, time.Now().UnixNano())
+	for _, v := range []string{"1.0", "1.1"} {
+		testimage.Push(t, repo+":"+v, testimage.Build(t, testimage.Options{Content: v,
+			Labels: map[string]string{"org.opencontainers.image.version": v}}))
+	}
+	for _, tc := range []struct {
+		name string
+		addr func(testing.TB) string
+		want []string
+	}{
+		{"down: no socket", faultproxy.MissingSocket, []string{"reading engine info: Cannot connect to the Docker daemon"}},
+		{"down: stale socket", faultproxy.StaleSocket, []string{"reading engine info: Cannot connect to the Docker daemon"}},
+		{"garbage: not HTTP", func(t testing.TB) string {
+			return faultproxy.RawEngine(t, []byte("SSH-2.0-OpenSSH_9.2p1\r\n\x1b[2J"))
+		}, []string{"reading engine info", "malformed HTTP response \"SSH-2.0-OpenSSH_9.2p1\""}},
+		{"garbage: not JSON", func(t testing.TB) string {
+			return faultproxy.Engine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, "<html>it works!</html>")
+			}))
+		}, []string{"reading engine info: Error reading remote info: invalid character '<'"}},
+		{"garbage: error answer", func(t testing.TB) string {
+			return faultproxy.Engine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `{"message":"\u001b]0;pwned\u0007disk on fire"}`)
+			}))
+		}, []string{`reading engine info: Error response from daemon: \x1b]0;pwned\x07disk on fire`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cache := "--cache-dir=" + filepath.Join(dir, "cache")
+			hostFaultDir(t, dir, repo, dh, "1.0")
+			if r := pin(t, dir, "resolve", cache); r.code != 0 {
+				t.Fatalf("clean run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			before, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+
+			addr := tc.addr(t)
+			hostFaultDir(t, dir, repo, addr, "1.1") // the lock would change
+			r := pin(t, dir, "resolve", cache)
+			t.Logf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			if r.code != 3 {
+				t.Fatalf("exit %d, want 3", r.code)
+			}
+			noRawControls(t, "resolve", r.stdout+r.stderr)
+			for _, w := range append(tc.want, `module "bad": host broken: host broken (`+addr+`): `, "pin.lock.hcl left unchanged") {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q", w)
+				}
+			}
+			// The other host's module is still decided and shown.
+			if !strings.Contains(r.stdout, "good (at-least-running): update") || !strings.Contains(r.stdout, "new      1.1@") {
+				t.Errorf("the module of the working host is not reported:\n%s", r.stdout)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(before, after) {
+				t.Errorf("the lock changed:\n%s", after)
+			}
+
+			if r := pin(t, dir, "plan", "broken"); r.code != 3 || !strings.Contains(r.stderr, "host broken") {
+				t.Errorf("plan broken: exit %d\n%s", r.code, r.stderr)
+			}
+			r = pin(t, dir, "lock", "--from-host", "broken", "--snapshot", "broken.json", cache)
+			if r.code != 3 || !strings.Contains(r.stderr, "no snapshot written") {
+				t.Errorf("lock --from-host broken: exit %d\n%s", r.code, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "broken.json")); !os.IsNotExist(err) {
+				t.Error("a snapshot of the broken host was written")
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(before, after) {
+				t.Errorf("the lock changed after lock --from-host:\n%s", after)
+			}
+		})
 	}
 }
