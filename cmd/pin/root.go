@@ -87,7 +87,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		}
 		return nil
 	}
-	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s))
+	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s))
 	return root
 }
 
