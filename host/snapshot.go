@@ -37,6 +37,12 @@ type Container struct {
 	// State is the engine's state word: running, exited, created, paused…
 	State  string            `json:"state"`
 	Labels map[string]string `json:"labels,omitempty"`
+	// Workload and Pod are set for a container of a Kubernetes pod: what
+	// owns the pod ("deployment/forgejo", "statefulset/db", or
+	// "pod/<name>" for a pod nothing owns), and the pod's name. Labels are
+	// then the pod's labels.
+	Workload string `json:"workload,omitempty"`
+	Pod      string `json:"pod,omitempty"`
 }
 
 // Running reports whether the container runs (a paused one still holds its

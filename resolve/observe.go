@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/catalogue"
 	"github.com/pin-tool/pin/host"
@@ -69,8 +70,14 @@ func (o Observation) Where() string { return o.Host + "/" + o.Container }
 
 // Observations finds the containers module m takes over: on each runs_on
 // host, the container named there, or, where no container is named, those
-// labelled pin.module=<module>; and on every host, containers labelled with
-// the module's name. missing lists the runs_on containers not found.
+// labelled pin.module=<module>; on a Kubernetes host, the containers of the
+// pods of the runs_on workload or matching its selector (of the named
+// container only, when one is named); and on every host, containers
+// labelled with the module's name. missing lists the runs_on targets not
+// found.
+//
+// A pod's containers are observed as "<pod>/<container>", so that the
+// replicas of one workload stay apart.
 func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missing []string) {
 	type key struct{ host, id string }
 	done := map[key]bool{}
@@ -80,7 +87,11 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			return
 		}
 		done[k] = true
-		obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: containerImage(m.Image, s, c)})
+		where := c.Name
+		if c.Pod != "" {
+			where = c.Pod + "/" + c.Name
+		}
+		obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: containerImage(m.Image, s, c)})
 	}
 	for _, ro := range m.RunsOn {
 		s := seen.Snapshots[ro.Host]
@@ -89,17 +100,13 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		}
 		found := false
 		for _, c := range s.Containers {
-			if (ro.Container != "" && c.Name == ro.Container) || (ro.Container == "" && c.Labels[catalogue.ModuleLabel] == m.Name) {
+			if takesOver(m, ro, c) {
 				add(ro.Host, s, c)
 				found = true
 			}
 		}
 		if !found {
-			what := ro.Container
-			if what == "" {
-				what = "label " + catalogue.ModuleLabel + "=" + m.Name
-			}
-			missing = append(missing, ro.Host+"/"+what)
+			missing = append(missing, ro.Host+"/"+target(m, ro))
 		}
 	}
 	hosts := make([]string, 0, len(seen.Snapshots))
@@ -122,6 +129,42 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		return strings.Compare(a.Container, b.Container)
 	})
 	return obs, missing
+}
+
+// takesOver reports whether runs_on ro of module m names container c.
+func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool {
+	named := ro.Container == "" || c.Name == ro.Container
+	switch {
+	case ro.Workload != "":
+		if pod, ok := strings.CutPrefix(ro.Workload, "pod/"); ok {
+			return c.Pod == pod && named
+		}
+		return c.Workload == ro.Workload && named
+	case ro.Selector != nil:
+		return c.Pod != "" && ro.Selector.Matches(labels.Set(c.Labels)) && named
+	case ro.Container != "":
+		return c.Name == ro.Container
+	}
+	return c.Labels[catalogue.ModuleLabel] == m.Name
+}
+
+// target describes what runs_on ro names, for the list of what is missing.
+func target(m *catalogue.Module, ro catalogue.RunsOn) string {
+	var what string
+	switch {
+	case ro.Workload != "":
+		what = ro.Workload
+	case ro.Selector != nil:
+		what = "selector " + ro.SelectorText
+	case ro.Container != "":
+		return ro.Container
+	default:
+		return "label " + catalogue.ModuleLabel + "=" + m.Name
+	}
+	if ro.Container != "" {
+		what += " container " + ro.Container
+	}
+	return what
 }
 
 // containerImage turns what a host says of a container's image into an

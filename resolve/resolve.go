@@ -108,6 +108,10 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		d.Observations, d.Missing = nil, nil
 		return d
 	}
+	if err := Enrich(ctx, r.reg, m, d.Observations); err != nil {
+		d.Err = err
+		return d
+	}
 	floors := d.Floors()
 	d.Skew = skew(floors, r.opts)
 	if in.FromHost != "" && m.Policy == catalogue.TrackUpstream {

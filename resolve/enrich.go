@@ -1,0 +1,71 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/image"
+)
+
+// needsDescription reports whether a host said of an image only where it
+// comes from: a registry digest, but no build date, no labels and no
+// platform. A Kubernetes host says no more (the kubelet reports the
+// repository digest a container runs, not its config); a Docker Engine
+// always reports the platform, and a date or labels with it.
+func needsDescription(img image.Image) bool {
+	return img.Digest != "" && img.Created.IsZero() && len(img.Labels) == 0 && img.Platform == "" && img.ConfigDigest == ""
+}
+
+// Enrich describes, through reg, the observations of module m whose host
+// said only which registry digest they run (see needsDescription), so that
+// they can be ordered by version label and build date like those of a
+// Docker host. It fills Created, Labels, ConfigDigest and Platforms, and
+// the Platform of a single-platform image; an index is resolved to the
+// module's platform. Each digest is asked once, however many replicas run
+// it.
+//
+// A digest the registry does not hold (image.ErrNotFound), or cannot give
+// offline (image.ErrUnavailable), leaves its observations as they were:
+// ordering then rests on their tags, or is unknown. Any other error is
+// returned, naming the observation. With reg nil nothing is asked.
+func Enrich(ctx context.Context, reg Registry, m *catalogue.Module, obs []Observation) error {
+	if reg == nil {
+		return nil
+	}
+	type answer struct {
+		img image.Image
+		ok  bool
+	}
+	described := map[string]answer{}
+	for i := range obs {
+		o := &obs[i]
+		if !needsDescription(o.Image) {
+			continue
+		}
+		a, asked := described[o.Image.Digest]
+		if !asked {
+			full, err := reg.Image(ctx, m.Image, o.Image.Digest, m.Platform())
+			switch {
+			case err == nil:
+				a = answer{img: full, ok: true}
+			case errors.Is(err, image.ErrNotFound) || errors.Is(err, image.ErrUnavailable):
+			default:
+				return fmt.Errorf("describing what %s runs (%s): %w", o.Where(), image.Short(o.Image.Digest), &SourceError{Source: "registry of " + m.Image, Err: err})
+			}
+			described[o.Image.Digest] = a
+		}
+		if !a.ok {
+			continue
+		}
+		o.Image.Created = a.img.Created
+		o.Image.Labels = a.img.Labels
+		o.Image.ConfigDigest = a.img.ConfigDigest
+		o.Image.Platforms = a.img.Platforms
+		if a.img.Platforms == nil {
+			o.Image.Platform = a.img.Platform
+		}
+	}
+	return nil
+}
