@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/pin-tool/pin/version"
+)
+
+// TestFleet checks the generated projects: deterministic, T tags each,
+// and the tag the lock must name is the newest release of the pin's
+// variant, newer than the pin.
+func TestFleet(t *testing.T) {
+	for _, running := range []bool{false, true} {
+		for i := range 60 {
+			p := genProject(i, 30, running, 1)
+			if q := genProject(i, 30, running, 1); !reflect.DeepEqual(p, q) {
+				t.Fatalf("%s: not deterministic", p.Repo)
+			}
+			if len(p.Tags) != 30 || len(p.TagImage) != 30 {
+				t.Fatalf("%s: %d tags, want 30", p.Repo, len(p.Tags))
+			}
+			if p.image(p.Pin) == nil || p.image(p.Want) == nil {
+				t.Fatalf("%s: pin %q or want %q is not a tag", p.Repo, p.Pin, p.Want)
+			}
+			if p.Follow != "" {
+				continue
+			}
+			s, err := version.ParseScheme(p.Versioning)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pv, ok := s.Parse(p.Pin)
+			if !ok {
+				t.Fatalf("%s: pin %q is no version", p.Repo, p.Pin)
+			}
+			var newest string
+			var nv version.Version
+			for _, tag := range p.Tags {
+				v, ok := s.Parse(tag)
+				if !ok || v.Prerelease() || v.Variant() != pv.Variant() {
+					continue
+				}
+				if newest == "" || version.Compare(v, nv) > 0 {
+					newest, nv = tag, v
+				}
+			}
+			if newest != p.Want {
+				t.Errorf("%s (%s): newest of variant %s is %q, the fleet says %q", p.Repo, p.Shape, pv.Variant(), newest, p.Want)
+			}
+			if version.Compare(nv, pv) <= 0 {
+				t.Errorf("%s: want %q is not newer than the pin %q", p.Repo, p.Want, p.Pin)
+			}
+			// What pin fetches is never shared with another repository.
+			if p.image(p.Want).Shared || p.image(p.Pin).Shared {
+				t.Errorf("%s: the pin or the newest release is a shared image", p.Repo)
+			}
+		}
+	}
+	shapes := map[string]bool{}
+	for i := range 20 {
+		shapes[shapeFor(i)] = true
+	}
+	if len(shapes) != 6 {
+		t.Errorf("shapes in 20 repositories: %v", shapes)
+	}
+}
+
+// TestProxy runs go-containerregistry through the proxy in front of an
+// in-memory registry: the token dance works and requests are counted by
+// kind. Counts are deterministic; times are not asserted.
+func TestProxy(t *testing.T) {
+	srv := httptest.NewServer(ggcrregistry.New(ggcrregistry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	projects := []*project{genProject(16, 12, false, 1)} // multi-arch
+	fleet, st, err := seed(context.Background(), addr, projects, 2, true, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Repos != 1 || st.Tags != 12 {
+		t.Fatalf("seeded %+v", st)
+	}
+
+	px, err := startProxy(addr, time.Millisecond, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.close()
+	p := fleet[0].p
+	repo, err := name.NewRepository(px.addr+"/"+p.Repo, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	puller, err := remote.NewPuller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tags, err := puller.List(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tags, p.Want) {
+		t.Fatalf("tags %v lack %s", tags, p.Want)
+	}
+	desc, err := puller.Get(ctx, repo.Tag(p.Want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc.Digest.String() != fleet[0].at(p.Want).digest {
+		t.Errorf("digest %s, want %s", desc.Digest, fleet[0].at(p.Want).digest)
+	}
+	if _, err := puller.Head(ctx, repo.Tag(p.Want)); err != nil {
+		t.Fatal(err)
+	}
+	c := px.take()
+	want := [nKinds]int64{kPing: 1, kToken: 1, kTags: 1, kManifestGET: 1, kManifestHEAD: 1}
+	if c.Kind != want {
+		t.Errorf("counts %v, want %v", c.Kind, want)
+	}
+	if c.Errors != 0 {
+		t.Errorf("%d error answers", c.Errors)
+	}
+
+	// Without a token the registry is not reached.
+	if _, err := remote.List(repo, remote.WithAuth(&authn.Bearer{Token: "nope"})); err == nil {
+		t.Error("a forged token was let through")
+	}
+}
