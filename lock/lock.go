@@ -172,7 +172,7 @@ func Format(l *Lock) []byte {
 	if len(l.Modules) > 0 {
 		buf.WriteString("\n")
 	}
-	buf.Write(hclwrite.Format(f.Bytes()))
+	buf.Write(f.Bytes()) // File.Bytes formats already; formatting again doubled the cost
 	return buf.Bytes()
 }
 
