@@ -114,9 +114,13 @@ func (c *Cache) hintPath(repo, tag string) (string, bool) {
 		}
 	}
 	// ":" of a port is not allowed in file names everywhere.
-	host = strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
+	host = hostInFileName.Replace(host)
 	return filepath.Join(c.dir, "tags", host, filepath.FromSlash(path), "_tags", tag), true
 }
+
+// hostInFileName makes a registry host a file name; built once (a Replacer
+// is safe for concurrent use, and building one per call cost kilobytes).
+var hostInFileName = strings.NewReplacer(":", "_", "[", "", "]", "")
 
 // hint returns the digest repo:tag named when last seen.
 func (c *Cache) hint(repo, tag string) (string, bool) {
