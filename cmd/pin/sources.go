@@ -14,6 +14,7 @@ import (
 	"github.com/pin-tool/pin/catalogue"
 	"github.com/pin-tool/pin/host"
 	"github.com/pin-tool/pin/host/docker"
+	"github.com/pin-tool/pin/host/kubernetes"
 	"github.com/pin-tool/pin/image"
 	"github.com/pin-tool/pin/registry"
 	"github.com/pin-tool/pin/resolve"
@@ -41,6 +42,9 @@ func hostsFor(c *catalogue.Catalogue, g *globalOptions, only string) (map[string
 			// Offline: a live host is not asked; its modules keep no floor
 			// from it and say so.
 			hosts[h.Name] = offlineHost(h.Name)
+		case h.Kubernetes != nil:
+			k := h.Kubernetes
+			hosts[h.Name] = kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText}
 		default:
 			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, CertPath: h.CertPath, TLSVerify: h.TLSVerify}
 		}

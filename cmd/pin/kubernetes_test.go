@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testimage"
+)
+
+// TestKubernetesEndToEnd: a Deployment is mid-rollout on a real API server.
+// Its replicas run images pushed to a real registry: one still runs
+// 1.22.6, the catalogue's pin; one runs 1.27.3 by its version tag, and one
+// the same digest through the floating tag "stable", which says nothing
+// of its version until the registry is asked. pin resolve refuses the exact
+// pin, keeps the running image for at-least-running, lock --from-host
+// records it (and a snapshot of the cluster gives the same lock), and pin
+// plan on the cluster says downgrade for a lock of the old pin.
+func TestKubernetesEndToEnd(t *testing.T) {
+	reg := testenv.Registry(t)
+	kc := testenv.Kubernetes(t)
+	id := time.Now().UnixNano()
+	repo := fmt.Sprintf("%s/e2e/kube-forge-%d", reg, id)
+	build := func(v, date string) string {
+		created, _ := time.Parse("2006-01-02", date)
+		img := testimage.Build(t, testimage.Options{Content: v, Created: created,
+			Labels: map[string]string{"org.opencontainers.image.version": v}})
+		return testimage.Push(t, repo+":"+v, img).DigestStr()
+	}
+	oldDigest := build("1.22.6", "2024-12-12")
+	newDigest := build("1.27.3", "2026-09-01")
+
+	k := kubeClient(t, kc)
+	ns := k.namespace(t)
+	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.runningPod(t, ns, "forgejo-59f7c-old11", rs, repo+":1.22.6", repo+"@"+oldDigest)
+	k.runningPod(t, ns, "forgejo-59f7c-new22", rs, repo+":1.27.3", repo+"@"+newDigest)
+	k.runningPod(t, ns, "forgejo-59f7c-new33", rs, repo+":stable", "docker-pullable://"+repo+"@"+newDigest)
+
+	dir := t.TempDir()
+	writeCat := func(policy, extra, hostAttr string) {
+		cat := fmt.Sprintf(`host "prod" {
+  %s
+}
+
+module "forge" {
+  image  = %q
+  policy = %q
+  pin    = "1.22.6@%s"
+  %s
+  runs_on "prod" {
+    workload  = "deployment/forgejo"
+    container = "forgejo"
+  }
+}
+`, hostAttr, repo, policy, oldDigest, extra)
+		if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := fmt.Sprintf("kubernetes = { kubeconfig = %q, namespace = %q }", kc, ns)
+	cache := "--cache-dir=" + filepath.Join(dir, "cache")
+
+	// exact: refused, naming the replica that runs the newer image.
+	writeCat("exact", "", live)
+	r := pin(t, dir, "resolve", cache)
+	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing a downgrade`) || !strings.Contains(r.stderr, "version 1.22.6 < 1.27.3") ||
+		!strings.Contains(r.stderr, "prod/forgejo-59f7c-new") {
+		t.Fatalf("exact: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pin.lock.hcl")); !os.IsNotExist(err) {
+		t.Fatal("a refused resolve wrote the lock")
+	}
+
+	// at-least-running: the running image wins; lock --from-host says the
+	// same as resolve, and records the replicas it was held against.
+	writeCat("at-least-running", "", live)
+	r = pin(t, dir, "resolve", cache)
+	if r.code != 0 {
+		t.Fatalf("at-least-running: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	resolved, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	for _, want := range []string{`digest  = "` + newDigest + `"`, `source  = "running"`, `version = "1.27.3"`,
+		`observed "prod"`, `container = "forgejo-59f7c-old11/forgejo"`, `container = "forgejo-59f7c-new33/forgejo"`} {
+		if !bytes.Contains(resolved, []byte(want)) {
+			t.Errorf("lock lacks %s:\n%s", want, resolved)
+		}
+	}
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	r = pin(t, dir, "lock", "--from-host", "prod", "--snapshot", "prod.json", cache)
+	if r.code != 0 {
+		t.Fatalf("lock --from-host: exit %d\n%s", r.code, r.stderr)
+	}
+	fromHost, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	if !bytes.Equal(fromHost, resolved) {
+		t.Errorf("lock --from-host differs from resolve:\n%s\n---\n%s", fromHost, resolved)
+	}
+	if r := pin(t, dir, "plan", "prod"); r.code != 0 || strings.Contains(r.stdout, "DOWNGRADE") {
+		t.Fatalf("plan after lock: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// The snapshot of the cluster gives the same lock: workloads are
+	// matched in it as in the cluster.
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	writeCat("at-least-running", "", `snapshot = "prod.json"`)
+	if r := pin(t, dir, "resolve", cache); r.code != 0 {
+		t.Fatalf("resolve from snapshot: %s", r.stderr)
+	}
+	if fromSnap, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(fromSnap, resolved) {
+		t.Errorf("snapshot lock differs from live lock:\n%s\n---\n%s", fromSnap, resolved)
+	}
+
+	// A lock of the old pin (downgrade stated) fails the gate: a replica
+	// runs 1.27.3.
+	writeCat("exact", `allow_downgrade = "e2e"`, live)
+	if r := pin(t, dir, "resolve", cache); r.code != 0 {
+		t.Fatalf("resolve with allow_downgrade: %s", r.stderr)
+	}
+	r = pin(t, dir, "plan", "prod", cache)
+	if r.code != 1 || !strings.Contains(r.stdout, "prod/forgejo-59f7c-new22/forgejo (module forge): DOWNGRADE") || !strings.Contains(r.stdout, "version 1.22.6 < 1.27.3") {
+		t.Fatalf("plan with the old pin locked: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "prod/forgejo-59f7c-old11/forgejo (module forge): SAME") {
+		t.Errorf("plan: the replica on the pin is not the same image:\n%s", r.stdout)
+	}
+}
+
+// TestKubernetesHostDown: a cluster that does not answer gives exit 3 and
+// a message naming the host.
+func TestKubernetesHostDown(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	os.WriteFile(kc, []byte(`{"apiVersion":"v1","kind":"Config","current-context":"c",
+"clusters":[{"name":"c","cluster":{"server":"https://127.0.0.1:1"}}],
+"users":[{"name":"u","user":{"token":"t"}}],
+"contexts":[{"name":"c","context":{"cluster":"c","user":"u"}}]}`), 0o600)
+	cat := fmt.Sprintf(`host "prod" {
+  kubernetes = { kubeconfig = %q, namespace = "apps" }
+}
+
+module "forge" {
+  image  = "registry.example.org/forge/forgejo"
+  policy = "at-least-running"
+  pin    = "1.22.6"
+  runs_on "prod" { workload = "deployment/forgejo" }
+}
+`, kc)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644)
+	r := pin(t, dir, "resolve")
+	if r.code != 3 || !strings.Contains(r.stderr, "host prod (https://127.0.0.1:1, namespace apps)") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if r := pin(t, dir, "plan", "prod"); r.code != 3 {
+		t.Errorf("plan on a down cluster: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// kube stands in for a Deployment's controllers and the kubelet on the
+// test cluster: it creates the ReplicaSet and pods a controller would, and
+// reports pods' status as a kubelet would.
+type kube struct{ cs *kubernetes.Clientset }
+
+func kubeClient(t *testing.T, kubeconfig string) kube {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube{cs}
+}
+
+func (k kube) namespace(t *testing.T) string {
+	t.Helper()
+	name := fmt.Sprintf("pin-e2e-%d", time.Now().UnixNano()%1e9)
+	if _, err := k.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// deployment creates a Deployment and the ReplicaSet it owns.
+func (k kube) deployment(t *testing.T, ns, name, rsName string) *appsv1.ReplicaSet {
+	t.Helper()
+	ctx := context.Background()
+	labels := map[string]string{"app": name}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "registry.example.org/placeholder:1"}}}}
+	sel := &metav1.LabelSelector{MatchLabels: labels}
+	d, err := k.cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := k.cs.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: rsName, OwnerReferences: controlledBy("Deployment", d.Name, d.UID)},
+		Spec:       appsv1.ReplicaSetSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// runningPod creates a pod of rs whose one container runs image, and
+// reports it running imageID.
+func (k kube) runningPod(t *testing.T, ns, name string, rs *appsv1.ReplicaSet, image, imageID string) {
+	t.Helper()
+	ctx := context.Background()
+	c := rs.Spec.Template.Spec.Containers[0].Name
+	p, err := k.cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: rs.Spec.Template.Labels, OwnerReferences: controlledBy("ReplicaSet", rs.Name, rs.UID)},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: c, Image: image}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.Phase = corev1.PodRunning
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: c, Image: image, ImageID: imageID, Ready: true,
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
+	if _, err := k.cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func controlledBy(kind, name string, uid types.UID) []metav1.OwnerReference {
+	yes := true
+	return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: &yes}}
+}
