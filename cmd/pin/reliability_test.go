@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -527,4 +529,281 @@ func TestHostFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildPin builds the pin command into dir, for tests that need whole
+// processes: runs at once, a user other than root, the default timeouts.
+func buildPin(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "pin")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(repoRoot, "cmd", "pin")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building pin: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// process is a pin process.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+}
+
+func startPin(t *testing.T, bin, dir string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin, args...)}
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	return p
+}
+
+// wait waits for the process and returns its exit code.
+func (p *process) wait() int {
+	p.cmd.Wait()
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eventually polls cond for 20s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestConcurrentResolve: two pin resolve processes at once on the same
+// lock. The second waits for the first (it says so), then reads the lock
+// the first wrote and finds it up to date: the runs are serialised, not
+// interleaved. A run interrupted while it waits writes nothing.
+func TestConcurrentResolve(t *testing.T) {
+	f := newFaultRepo(t)
+	f.push(t, "1.1")
+	bin := buildPin(t, t.TempDir())
+	cache := "--cache-dir=" + filepath.Join(f.dir, "cache")
+	// A slow registry keeps the first run busy (and holding the lock).
+	f.px.Inject(faultproxy.TagList, 0, faultproxy.Delay(1500*time.Millisecond))
+
+	asked := f.px.Count(faultproxy.TagList) // the clean run's
+	first := startPin(t, bin, f.dir, "resolve", cache)
+	eventually(t, "the first run to ask the registry", func() bool { return f.px.Count(faultproxy.TagList) > asked })
+	second := startPin(t, bin, f.dir, "resolve", cache)
+	eventually(t, "the second run to wait", func() bool { return strings.Contains(second.stderr.String(), "waiting for another pin run") })
+	if c := first.wait(); c != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", c, first.stdout.String(), first.stderr.String())
+	}
+	if c := second.wait(); c != 0 {
+		t.Fatalf("second run: exit %d\n%s%s", c, second.stdout.String(), second.stderr.String())
+	}
+	// The folder as the lock's path names it: "." for the default.
+	if want := "pin: waiting for another pin run to release .\n"; !strings.Contains(second.stderr.String(), want) {
+		t.Errorf("second run does not say %q:\n%s", want, second.stderr.String())
+	}
+	if !strings.Contains(first.stdout.String(), "Wrote pin.lock.hcl.") || !strings.Contains(second.stdout.String(), "pin.lock.hcl is up to date.") {
+		t.Errorf("want the first run to write and the second to find the lock up to date:\n%s\n---\n%s", first.stdout.String(), second.stdout.String())
+	}
+	var lists []faultproxy.Request
+	for _, r := range f.px.Requests() {
+		if r.Fault == "delay" { // the two runs', not the clean run's
+			lists = append(lists, r)
+		}
+	}
+	if len(lists) != 2 || lists[1].At.Sub(lists[0].At) < 1400*time.Millisecond {
+		t.Errorf("the second run asked the registry while the first was still running: %+v", lists)
+	}
+	got := f.read(t)
+	if _, diags := lock.Parse([]byte(got), "pin.lock.hcl"); diags.HasErrors() || !strings.Contains(got, `tag     = "1.1"`) {
+		t.Errorf("the lock after both runs:\n%s\n%v", got, diags)
+	}
+
+	t.Run("interrupted while waiting", func(t *testing.T) {
+		f.push(t, "1.2")
+		before := f.read(t)
+		asked := f.px.Count(faultproxy.TagList)
+		first := startPin(t, bin, f.dir, "resolve", cache)
+		eventually(t, "the first run to ask the registry", func() bool { return f.px.Count(faultproxy.TagList) > asked })
+		second := startPin(t, bin, f.dir, "resolve", cache)
+		eventually(t, "the second run to wait", func() bool { return strings.Contains(second.stderr.String(), "waiting for another pin run") })
+		second.cmd.Process.Signal(os.Interrupt)
+		code := second.wait()
+		if code == 0 || !strings.Contains(second.stderr.String(), "waiting for the lock on .: context canceled") {
+			t.Errorf("interrupted run: exit %d\n%s", code, second.stderr.String())
+		}
+		if got := f.read(t); got != before {
+			t.Error("the interrupted run changed the lock")
+		}
+		if c := first.wait(); c != 0 || !strings.Contains(f.read(t), `tag     = "1.2"`) {
+			t.Errorf("first run: exit %d\n%s", c, first.stderr.String())
+		}
+	})
+}
+
+// TestReadOnlyFolder: the lock would change, but its folder cannot be
+// written. pin says so (exit 2) and the lock stays; with nothing to
+// change, pin does not need to write and succeeds. Root ignores file
+// modes, so as root the pin command runs as user nobody.
+func TestReadOnlyFolder(t *testing.T) {
+	dir, err := os.MkdirTemp("", "pin-ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755); os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755) // nobody must reach it
+	src, _ := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
+	cat := strings.ReplaceAll(string(src), `"examples/`, `"`+repoRoot+`/examples/`)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644)
+	if r := pin(t, dir, "resolve"); r.code != 0 {
+		t.Fatalf("clean run: %s", r.stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+
+	run := func(args ...string) result { return pin(t, dir, args...) }
+	if os.Getuid() == 0 {
+		bin := buildPin(t, dir)
+		run = func(args ...string) result {
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			if err != nil && cmd.ProcessState == nil {
+				t.Skipf("cannot run pin as nobody: %v", err)
+			}
+			return result{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
+		}
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing to change: nothing to write, and no error.
+	if r := run("resolve"); r.code != 0 || !strings.Contains(r.stdout, "pin.lock.hcl is up to date.") {
+		t.Errorf("unchanged lock in a read-only folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The lock would change: one module fewer.
+	os.Chmod(dir, 0o755)
+	i := strings.Index(cat, "# No version at all")
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat[:i]), 0o644)
+	os.Chmod(dir, 0o555)
+	r := run("resolve")
+	t.Logf("exit %d\n%s", r.code, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "pin: writing lockfile pin.lock.hcl: ") || !strings.Contains(r.stderr, "permission denied") {
+		t.Errorf("read-only folder: exit %d, want 2 and a message\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(before, after) {
+		t.Error("the lock changed")
+	}
+}
+
+// TestDefaultTimeouts: a registry that stalls and an engine that never
+// answers, with pin's default timeouts (30s per request; there is no flag
+// to shorten them). Each run fails with exit 3 after about 30s, names what
+// timed out, and leaves the lock byte-identical; the module of the working
+// host is still reported.
+func TestDefaultTimeouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out pin's 30s default timeouts")
+	}
+	t.Parallel()
+	reg := testenv.Registry(t)
+	dh := testenv.DockerHost(t)
+	bin := buildPin(t, t.TempDir())
+	check := func(t *testing.T, dir string, p *process, started time.Time, before []byte, want ...string) {
+		t.Helper()
+		code := p.wait()
+		took := time.Since(started)
+		t.Logf("exit %d after %v\n%s", code, took.Round(time.Millisecond), p.stderr.String())
+		if code != 3 {
+			t.Errorf("exit %d, want 3\n%s%s", code, p.stdout.String(), p.stderr.String())
+		}
+		if took < 25*time.Second || took > 80*time.Second {
+			t.Errorf("took %v, want about the 30s default timeout", took)
+		}
+		for _, w := range want {
+			if !strings.Contains(p.stdout.String()+p.stderr.String(), w) {
+				t.Errorf("output lacks %q", w)
+			}
+		}
+		if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(before, after) {
+			t.Error("the lock changed")
+		}
+	}
+
+	t.Run("registry stalls", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := fmt.Sprintf("fault/stall-%d", time.Now().UnixNano())
+		push := func(v string) {
+			testimage.Push(t, reg+"/"+path+":"+v, testimage.Build(t, testimage.Options{Content: v}))
+		}
+		push("1.0")
+		px := faultproxy.New(t, reg)
+		os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(fmt.Sprintf("module \"app\" {\n  image  = \"%s/%s\"\n  policy = \"track-upstream\"\n}\n", px.Host, path)), 0o644)
+		cache := "--cache-dir=" + filepath.Join(dir, "cache")
+		if c := startPin(t, bin, dir, "resolve", cache).wait(); c != 0 {
+			t.Fatalf("clean run: exit %d", c)
+		}
+		before, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+		push("1.1")
+		px.Inject(faultproxy.Manifest(http.MethodGet, "1.1"), 0, faultproxy.Stall())
+		start := time.Now()
+		p := startPin(t, bin, dir, "resolve", cache)
+		check(t, dir, p, start, before, "manifest of "+px.Host+"/"+path+":1.1", "context deadline exceeded", "pin.lock.hcl left unchanged")
+		if n := px.Count(faultproxy.Manifest(http.MethodGet, "1.1")); n != 1 {
+			t.Errorf("%d GETs of the stalled manifest, want 1: a timeout is not retried", n)
+		}
+	})
+
+	t.Run("engine never answers", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		repo := fmt.Sprintf("%s/hostfault/slow-%d", reg, time.Now().UnixNano())
+		for _, v := range []string{"1.0", "1.1"} {
+			testimage.Push(t, repo+":"+v, testimage.Build(t, testimage.Options{Content: v}))
+		}
+		cache := "--cache-dir=" + filepath.Join(dir, "cache")
+		hostFaultDir(t, dir, repo, dh, "1.0")
+		if c := startPin(t, bin, dir, "resolve", cache).wait(); c != 0 {
+			t.Fatalf("clean run: exit %d", c)
+		}
+		before, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+		silent := faultproxy.SilentEngine(t)
+		hostFaultDir(t, dir, repo, silent, "1.1")
+		start := time.Now()
+		p := startPin(t, bin, dir, "resolve", cache)
+		check(t, dir, p, start, before, `module "bad": host broken: host broken (`+silent+`): reading engine info: `, "context deadline exceeded",
+			"good (at-least-running): update", "new      1.1@")
+	})
 }

@@ -43,6 +43,8 @@ type Request struct {
 	Fault string
 	// Written is the number of body bytes the proxy wrote to the client.
 	Written int64
+	// At is when the request arrived.
+	At time.Time
 }
 
 // Match chooses requests.
@@ -157,7 +159,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Lock()
 	i := len(p.seen)
-	p.seen = append(p.seen, Request{Method: r.Method, Path: r.URL.RequestURI(), Authorization: r.Header.Get("Authorization"), Fault: f.name})
+	p.seen = append(p.seen, Request{Method: r.Method, Path: r.URL.RequestURI(), Authorization: r.Header.Get("Authorization"), Fault: f.name, At: time.Now()})
 	p.busy++
 	p.mu.Unlock()
 	defer func() {
@@ -362,6 +364,20 @@ func Stall() Fault {
 		case <-r.Context().Done():
 		case <-p.stop:
 		}
+	}}
+}
+
+// Delay waits d, then forwards the request: a slow registry.
+func Delay(d time.Duration) Fault {
+	return Fault{name: "delay", serve: func(p *Proxy, w *countingWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		case <-p.stop:
+			return
+		}
+		p.forward(w, r, nil)
 	}}
 }
 
