@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/go-containerregistry/pkg/authn"
 
 	"github.com/pin-tool/pin/internal/faultproxy"
 	"github.com/pin-tool/pin/internal/testenv"
@@ -806,4 +809,141 @@ func TestDefaultTimeouts(t *testing.T) {
 		check(t, dir, p, start, before, `module "bad": host broken: host broken (`+silent+`): reading engine info: `, "context deadline exceeded",
 			"good (at-least-running): update", "new      1.1@")
 	})
+}
+
+// TestCredentialHelperNeverShown: credentials come from a credential
+// helper (credHelpers in the Docker config) for a registry behind basic
+// auth, reached through the fault proxy. The secret shows in no output
+// (table, JSON, -v), no lock, no cache file and no error, when all goes
+// well and under the auth faults: a wrong secret, a registry that echoes
+// the Authorization header in its error, a token server on another host,
+// a helper that fails.
+func TestCredentialHelperNeverShown(t *testing.T) {
+	addr, user, password := testenv.AuthRegistry(t)
+	path := fmt.Sprintf("private/helper-%d", time.Now().UnixNano())
+	auth := authn.FromConfig(authn.AuthConfig{Username: user, Password: password})
+	for _, v := range []string{"3.0.0", "3.1.0"} {
+		testimage.Push(t, addr+"/"+path+":"+v, testimage.Build(t, testimage.Options{Content: v}), auth)
+	}
+	px := faultproxy.New(t, addr)
+
+	// The helper answers with the secret in a file (so that the test can
+	// change it), and logs each call.
+	bin, cfg, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	secretFile, calls := filepath.Join(bin, "secret"), filepath.Join(bin, "calls")
+	helper := fmt.Sprintf(`#!/bin/sh
+read server
+echo "$1 $server" >> %q
+case "$1" in
+get) [ -s %q ] || { echo "no credentials for $server" >&2; exit 1; }
+     printf '{"ServerURL":"%%s","Username":"%%s","Secret":"%%s"}' "$server" %q "$(cat %q)" ;;
+*) exit 1 ;;
+esac
+`, calls, secretFile, user, secretFile)
+	os.WriteFile(filepath.Join(bin, "docker-credential-pintest"), []byte(helper), 0o755)
+	os.WriteFile(filepath.Join(cfg, "config.json"), []byte(fmt.Sprintf(`{"credHelpers": {%q: "pintest"}}`, px.Host)), 0o600)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("DOCKER_CONFIG", cfg)
+	setSecret := func(s string) { os.WriteFile(secretFile, []byte(s), 0o600) }
+
+	secrets := []string{password, user + ":" + password, base64.StdEncoding.EncodeToString([]byte(user + ":" + password))}
+	noSecret := func(what string, texts ...string) {
+		t.Helper()
+		for _, s := range secrets {
+			for _, text := range texts {
+				if strings.Contains(text, s) {
+					t.Errorf("%s shows the secret %q", what, s)
+				}
+			}
+		}
+	}
+	files := func() []string { // the lock and every cached file
+		var out []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.HasSuffix(p, "catalogue.hcl") {
+				b, _ := os.ReadFile(p)
+				out = append(out, string(b))
+			}
+			return nil
+		})
+		return out
+	}
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(fmt.Sprintf("module \"app\" {\n  image  = \"%s/%s\"\n  policy = \"track-upstream\"\n}\n", px.Host, path)), 0o644)
+	cache := "--cache-dir=" + filepath.Join(dir, "cache")
+
+	setSecret(password)
+	for _, args := range [][]string{{"resolve", "-v", "--format", "json"}, {"resolve", "-v"}, {"resolve", "--check", "-v"}} {
+		r := pin(t, dir, append(args, cache)...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		noSecret(strings.Join(args, " "), r.stdout, r.stderr)
+	}
+	lockBefore, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	if !bytes.Contains(lockBefore, []byte(`tag     = "3.1.0"`)) {
+		t.Fatalf("lock:\n%s", lockBefore)
+	}
+	if b, _ := os.ReadFile(calls); !strings.Contains(string(b), "get "+px.Host) {
+		t.Fatalf("the credential helper was not asked (calls: %q)", b)
+	}
+	noSecret("the lock or the cache", files()...)
+
+	// Under each fault, a newer version waits: the lock would change.
+	testimage.Push(t, addr+"/"+path+":3.2.0", testimage.Build(t, testimage.Options{Content: "3.2.0"}), auth)
+	thief := faultproxy.NewRecorder(t)
+	for _, tc := range []struct {
+		name   string
+		setup  func()
+		want   []string
+		secret string // a secret of the case, also never shown
+	}{
+		{"wrong secret", func() { setSecret("wrong-" + password) }, []string{"401 Unauthorized"}, "wrong-" + password},
+		{"echoed credentials", func() {
+			px.Inject(faultproxy.Manifest(""), 0, faultproxy.EchoAuth(http.StatusForbidden))
+		}, []string{`DENIED: credentials "<redacted>" refused`}, ""},
+		{"token server on another host", func() {
+			px.Inject(faultproxy.Any, 0, faultproxy.Headers(func(_ *http.Request, h http.Header) {
+				if h.Get("WWW-Authenticate") != "" {
+					h.Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="http://%s/token",service="registry"`, thief.Host))
+				}
+			}))
+		}, []string{"asks to authenticate at http://" + thief.Host + "/token, which is not on its host: credentials are not sent there"}, ""},
+		// The helper's own stderr goes to pin's, unread by pin.
+		{"helper fails", func() { setSecret("") }, []string{"error getting credentials - err: exit status 1"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setSecret(password)
+			px.Clear()
+			tc.setup()
+			if tc.secret != "" {
+				secrets = append(secrets, tc.secret, base64.StdEncoding.EncodeToString([]byte(user+":"+tc.secret)))
+			}
+			for _, args := range [][]string{{"resolve", "-v"}, {"resolve", "-v", "--format", "json"}} {
+				r := pin(t, dir, append(args, cache)...)
+				t.Logf("%v: exit %d\n%s", args, r.code, r.stderr)
+				if r.code != 3 {
+					t.Errorf("%v: exit %d, want 3\n%s%s", args, r.code, r.stdout, r.stderr)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(r.stderr, w) {
+						t.Errorf("%v: stderr lacks %q", args, w)
+					}
+				}
+				noSecret(strings.Join(args, " "), r.stdout, r.stderr)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); !bytes.Equal(after, lockBefore) {
+				t.Errorf("the lock changed:\n%s", after)
+			}
+			noSecret("the lock or the cache", files()...)
+		})
+	}
+	if got := thief.Requests(); len(got) != 0 {
+		t.Errorf("the token server on another host was asked: %+v", got)
+	}
+	// Fault gone, good secret: the lock moves on.
+	setSecret(password)
+	px.Clear()
+	if r := pin(t, dir, "resolve", cache); r.code != 0 {
+		t.Errorf("after the faults: exit %d\n%s", r.code, r.stderr)
+	}
 }

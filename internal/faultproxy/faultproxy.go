@@ -2,6 +2,7 @@ package faultproxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -336,9 +337,12 @@ func StatusBody(code int, body string, header ...string) Fault {
 // whoever prints that message prints the credentials.
 func EchoAuth(code int) Fault {
 	return Fault{name: fmt.Sprintf("echo %d", code), serve: func(_ *Proxy, w *countingWriter, r *http.Request) {
+		body, _ := json.Marshal(map[string]any{"errors": []map[string]string{{
+			"code": "DENIED", "message": fmt.Sprintf("credentials %q refused", r.Header.Get("Authorization")),
+		}}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
-		fmt.Fprintf(w, `{"errors":[{"code":"DENIED","message":"credentials %q refused"}]}`, r.Header.Get("Authorization"))
+		w.Write(body)
 	}}
 }
 
