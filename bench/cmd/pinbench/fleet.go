@@ -277,20 +277,23 @@ func b2u(b bool) uint64 {
 }
 
 // floor is the least a module costs by DESIGN.md's cost model, cold and
-// warm: a tag list, one manifest (two for an index) and one config cold; a
-// tag list and a HEAD warm. A floating tag needs no tag list. An
-// at-least-running module whose host runs a newer image than its pin needs
-// the running image described once (its manifest and config, by digest)
-// cold, and nothing warm: content by digest is never fetched twice. The
-// per-registry ping and token are added once for the whole run.
-func (p *project) floor() (cold, warm int) {
+// warm, for command: a tag list, one manifest (two for an index) and one
+// config cold; a tag list and a HEAD warm. A floating tag needs no tag
+// list. For resolve, an at-least-running module whose host runs a newer
+// image than its pin needs the running image described once (its manifest
+// and config, by digest) cold, and nothing warm: content by digest is never
+// fetched twice. pin outdated also finds every module's newest upstream
+// candidate, at-least-running ones included: a tag list and a description
+// for each. The per-registry ping and token are added once for the whole
+// run.
+func (p *project) floor(command string) (cold, warm int) {
 	want := p.image(p.Want)
 	manifests := 1
 	if want.index() {
 		manifests = 2
 	}
 	switch {
-	case p.Policy == "at-least-running":
+	case p.Policy == "at-least-running" && command == "resolve":
 		return manifests + 1, 0
 	case p.Follow != "":
 		return manifests + 1, 1

@@ -44,6 +44,9 @@ type config struct {
 }
 
 func main() {
+	if len(os.Args) > 3 && os.Args[1] == childFlag && os.Args[3] == "--" {
+		os.Exit(childMain(os.Args[2], os.Args[4:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg, err := parseFlags(os.Args[1:])
@@ -156,11 +159,14 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 	if cfg.Auth {
 		perRegistry = 2
 	}
-	floorCold, floorWarm := perRegistry, perRegistry
-	for _, p := range projects {
-		c, w := p.floor()
-		floorCold += c
-		floorWarm += w
+	floors := func(command string) (cold, warm int) {
+		cold, warm = perRegistry, perRegistry
+		for _, p := range projects {
+			c, w := p.floor(command)
+			cold += c
+			warm += w
+		}
+		return cold, warm
 	}
 
 	commands := []string{"resolve"}
@@ -194,6 +200,7 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				floorCold, floorWarm := floors(command)
 				r := result{Command: command, Warm: warm, C: c, Modules: len(projects), FloorRequests: floorCold}
 				if warm {
 					r.FloorRequests = floorWarm

@@ -5,7 +5,10 @@ import (
 	"io"
 	"log"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +21,35 @@ import (
 
 	"github.com/pin-tool/pin/version"
 )
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 3 && os.Args[1] == childFlag && os.Args[3] == "--" {
+		os.Exit(childMain(os.Args[2], os.Args[4:]))
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunPinRSS: the peak RSS runPin reports is the child's, not the
+// memory of the large process that started it (Linux carries that into a
+// child's ru_maxrss at execve).
+func TestRunPinRSS(t *testing.T) {
+	big := make([]byte, 300<<20)
+	for i := 0; i < len(big); i += 4096 { // every page resident
+		big[i] = 1
+	}
+	dir := t.TempDir()
+	_, rss, _, exit, _, err := runPin("/bin/sh", dir, filepath.Join(dir, "sh"), "-c", "exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exit != 3 {
+		t.Errorf("exit %d, want 3", exit)
+	}
+	if rss <= 0 || rss > 100<<20 {
+		t.Errorf("peak RSS of sh reported as %d MiB; the parent holds %d MiB", rss>>20, len(big)>>20)
+	}
+	runtime.KeepAlive(big)
+}
 
 // TestFleet checks the generated projects: deterministic, T tags each,
 // and the tag the lock must name is the newest release of the pin's

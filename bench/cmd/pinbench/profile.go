@@ -29,6 +29,8 @@ func profile(cfg config, dir, logs string, c int, px *proxy) (report string, loc
 		out, err := exec.Command(cfg.Prof,
 			"-catalogue", filepath.Join(dir, "catalogue.hcl"), "-lock", filepath.Join(dir, "pin.lock.hcl"),
 			"-cache-dir", cache, "-concurrency", strconv.Itoa(c), "-cpuprofile", cpu, "-memprofile", mem).CombinedOutput()
+		// (pinprof reads its peak RSS from /proc/self/status, VmHWM, which
+		// is its own memory's, not the ru_maxrss execve carried over.)
 		n := px.take()
 		var keep []string
 		for _, l := range strings.SplitAfter(string(out), "\n") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -61,8 +62,20 @@ func (r result) adjFloor(rtt time.Duration) time.Duration {
 // runPin runs bin with args in dir, its output kept in logBase.{out,err},
 // and measures it: wall time, and from the child's rusage its peak RSS and
 // CPU time.
+//
+// The child is started by a small helper process (this binary, in
+// -child-report mode), not by pinbench itself: Linux carries the peak RSS
+// of the memory a process replaces at execve into the new program's
+// ru_maxrss, and a child that os/exec starts (vfork, then execve) replaces
+// pinbench's own memory, a hundred megabytes and more with the fleet built.
+// The helper is a few megabytes, so the rusage it reports is pin's own.
 func runPin(bin, dir, logBase string, args ...string) (wall time.Duration, rss int64, cpu time.Duration, exit int, stderr string, err error) {
-	cmd := exec.Command(bin, args...)
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, 0, 0, "", err
+	}
+	report := logBase + ".rusage"
+	cmd := exec.Command(self, append([]string{childFlag, report, "--", bin}, args...)...)
 	cmd.Dir = dir
 	out, err := os.Create(logBase + ".out")
 	if err != nil {
@@ -72,21 +85,66 @@ func runPin(bin, dir, logBase string, args ...string) (wall time.Duration, rss i
 	var errBuf bytes.Buffer
 	cmd.Stdout = out
 	cmd.Stderr = &errBuf
-	start := time.Now()
 	runErr := cmd.Run()
-	wall = time.Since(start)
 	_ = os.WriteFile(logBase+".err", errBuf.Bytes(), 0o644)
-	var ee *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &ee) {
-		return wall, 0, 0, -1, errBuf.String(), runErr
+	b, rerr := os.ReadFile(report)
+	if rerr != nil {
+		return 0, 0, 0, -1, errBuf.String(), fmt.Errorf("running %s: %v (no rusage report: %v)", bin, runErr, rerr)
 	}
-	ps := cmd.ProcessState
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	var r childReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		return 0, 0, 0, -1, errBuf.String(), fmt.Errorf("rusage report %s: %w", report, err)
 	}
-	cpu = ps.UserTime() + ps.SystemTime()
-	return wall, rss, cpu, ps.ExitCode(), errBuf.String(), nil
+	if r.Err != "" {
+		return 0, 0, 0, -1, errBuf.String(), errors.New(r.Err)
+	}
+	return time.Duration(r.WallNS), r.MaxRSSKiB * 1024, time.Duration(r.UserNS + r.SysNS), r.Exit, errBuf.String(), nil
+}
+
+// childFlag makes pinbench the helper that runs one measured command.
+const childFlag = "-child-report"
+
+// childReport is what the helper writes: the command's wall time, exit code
+// and rusage.
+type childReport struct {
+	WallNS    int64  `json:"wall_ns"`
+	UserNS    int64  `json:"user_ns"`
+	SysNS     int64  `json:"sys_ns"`
+	MaxRSSKiB int64  `json:"maxrss_kib"`
+	Exit      int    `json:"exit"`
+	Err       string `json:"error,omitempty"`
+}
+
+// childMain runs args (after "--"), its standard streams passed through,
+// and writes a childReport to report.
+func childMain(report string, args []string) int {
+	var r childReport
+	if len(args) == 0 {
+		r.Err = "no command"
+	} else {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		start := time.Now()
+		err := cmd.Run()
+		r.WallNS = int64(time.Since(start))
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			r.Err = err.Error()
+		} else {
+			ps := cmd.ProcessState
+			r.Exit = ps.ExitCode()
+			r.UserNS, r.SysNS = int64(ps.UserTime()), int64(ps.SystemTime())
+			if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+				r.MaxRSSKiB = ru.Maxrss // kilobytes on Linux
+			}
+		}
+	}
+	b, _ := json.Marshal(r)
+	if err := os.WriteFile(report, b, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "pinbench:", err)
+		return 1
+	}
+	return 0
 }
 
 // hasCommand reports whether pin --help lists command.

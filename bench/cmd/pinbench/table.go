@@ -80,7 +80,7 @@ func render(cfg config, st seedStats, modules int, results []result, loadStart s
 			fmt.Fprintf(&b, "- %s\n", n)
 		}
 	}
-	b.WriteString("\nColumns: requests by kind as the proxy saw them; floor/module is DESIGN.md's cost model (cold: tag list + manifest, two for an index, + config; warm: tag list + HEAD; one ping and one token for the registry); wall floor = ceil(requests / c) × round trip; in flight = mean/peak requests held by the proxy; registry = mean time the registry took to answer a request, on top of the round trip (it grows when the machine is loaded); wall/adj = wall / (ceil(requests / c) × (round trip + registry)), the ratio with the registry's own time counted in, which tells pin's scheduling apart from a slow registry; peak RSS and CPU (user+system) from the pin process's rusage.\n")
+	b.WriteString("\nColumns: requests by kind as the proxy saw them; floor/module is DESIGN.md's cost model (cold: tag list + manifest, two for an index, + config; warm: tag list + HEAD; a floating tag needs no tag list; resolve describes an at-least-running module's running image once cold and asks nothing warm; one ping and one token for the registry); wall floor = ceil(requests / c) × round trip; in flight = mean/peak requests held by the proxy; registry = mean time the registry took to answer a request, on top of the round trip (it grows when the machine is loaded); wall/adj = wall / (ceil(requests / c) × (round trip + registry)), the ratio with the registry's own time counted in, which tells pin's scheduling apart from a slow registry; peak RSS and CPU (user+system) from the pin process's rusage (pin is started by a small helper, so that ru_maxrss is pin's own and not the bench's, which Linux carries over at execve).\n")
 	return b.String()
 }
 

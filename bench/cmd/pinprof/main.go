@@ -22,6 +22,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -80,7 +82,28 @@ func now() stage {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return stage{wall: time.Now(), cpu: cpu, rss: ru.Maxrss * 1024}
+	return stage{wall: time.Now(), cpu: cpu, rss: hwm()}
+}
+
+// hwm is the peak RSS of this process's memory (VmHWM), in bytes. Not
+// ru_maxrss: Linux carries into it, at execve, the peak of the memory the
+// new program replaced, which for a child of a large process is the
+// parent's.
+func hwm() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n * 1024
+			}
+		}
+	}
+	return 0
 }
 
 func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memProfile string) error {
@@ -181,11 +204,9 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	end := now()
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	fmt.Printf("%-30s wall %7.3fs  cpu %7.3fs  peak RSS %.1f MiB, heap in use %.1f MiB, %d GCs\n", "total",
 		end.wall.Sub(start.wall).Seconds(), (end.cpu - start.cpu).Seconds(),
-		float64(ru.Maxrss)/1024, float64(ms.HeapInuse)/(1<<20), ms.NumGC)
+		float64(end.rss)/(1<<20), float64(ms.HeapInuse)/(1<<20), ms.NumGC)
 	fmt.Printf("lock-cpu %d\n", lockCPU.Nanoseconds())
 	return nil
 }
