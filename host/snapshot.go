@@ -47,7 +47,9 @@ type Container struct {
 
 // Running reports whether the container runs (a paused one still holds its
 // data and counts).
-func (c Container) Running() bool { return c.State == "running" || c.State == "paused" || c.State == "restarting" }
+func (c Container) Running() bool {
+	return c.State == "running" || c.State == "paused" || c.State == "restarting"
+}
 
 // Image is one image in a host's store.
 type Image struct {

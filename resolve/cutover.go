@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/pin-tool/pin/catalogue"
@@ -34,10 +36,21 @@ func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict =
 // container there that a module takes over, the lock's image against what
 // runs. Stopped containers are previewed too: starting an older image over
 // a stopped one's data is still a downgrade.
-func PlanCutover(c *catalogue.Catalogue, l *lock.Lock, seen Observed, hostName string, now time.Time) []Cutover {
+//
+// Images a host names only by digest (Kubernetes) are described through
+// registry first (see Enrich); registry may be nil, and a failure to
+// describe is returned.
+func PlanCutover(ctx context.Context, c *catalogue.Catalogue, l *lock.Lock, seen Observed, hostName string, registry func(repo string) Registry, now time.Time) ([]Cutover, error) {
 	var out []Cutover
 	for _, m := range c.Modules {
 		obs, _ := Observations(m, seen)
+		var reg Registry
+		if registry != nil {
+			reg = registry(m.Image)
+		}
+		if err := Enrich(ctx, reg, m, obs); err != nil {
+			return out, fmt.Errorf("module %q: %w", m.Name, err)
+		}
 		for _, o := range obs {
 			if o.Host != hostName {
 				continue
@@ -59,7 +72,7 @@ func PlanCutover(c *catalogue.Catalogue, l *lock.Lock, seen Observed, hostName s
 			out = append(out, cut)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // orderOptions are the ordering settings of a module.

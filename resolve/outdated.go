@@ -189,6 +189,10 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	}
 	obs, missing := Observations(m, in.Observed)
 	s.Missing = missing
+	enrichErr := Enrich(ctx, c.r.reg, m, obs)
+	if enrichErr != nil {
+		c.fail(enrichErr)
+	}
 	var floors []Observation
 	for _, o := range obs {
 		if o.Floor() {
@@ -196,7 +200,10 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		}
 	}
 	c.running(floors)
-	c.upstream(floors)
+	if enrichErr == nil {
+		// The registry that just failed is not asked again.
+		c.upstream(floors)
+	}
 	c.finish()
 	return s
 }

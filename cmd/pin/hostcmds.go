@@ -111,7 +111,12 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 	if err, ok := seen.Errors[o.Host]; ok {
 		return withCode(exitSource, fmt.Errorf("host %s: %w", o.Host, err))
 	}
-	cuts := resolve.PlanCutover(cat, old, seen, o.Host, o.now())
+	regs := newRegistries(cat, o.globalOptions)
+	cuts, err := resolve.PlanCutover(ctx, cat, old, seen, o.Host, regs.For, o.now())
+	regs.summary(s)
+	if err != nil {
+		return withCode(exitSource, err)
+	}
 	out := cutoverOutput{Schema: JSONSchema, Command: "plan", Host: o.Host, Safe: true, Items: []cutoverItem{}}
 	for _, c := range cuts {
 		ob := c.Observation

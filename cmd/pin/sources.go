@@ -60,7 +60,7 @@ type registries struct {
 	// counter counts every request sent to a registry, for -v.
 	counter *registry.Counter
 	mu      sync.Mutex
-	src map[string]resolve.Registry
+	src     map[string]resolve.Registry
 }
 
 func newRegistries(c *catalogue.Catalogue, g *globalOptions) *registries {
