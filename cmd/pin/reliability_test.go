@@ -947,3 +947,30 @@ esac
 		t.Errorf("after the faults: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// FuzzSanitize: whatever is printed has no raw control character, no line
+// longer than the bound (and its ellipsis), and keeps its lines.
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[31mred\x1b[0m", "a\u202eb", strings.Repeat("x", 300), "é\xff\xfe", "l1\nl2\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := sanitize(s)
+		if !stderrClean(out) {
+			t.Fatalf("sanitize(%q) = %q: a raw control character", s, out)
+		}
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("sanitize(%q) = %q: lines lost or added", s, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > maxPrintedLine+1 {
+				t.Fatalf("a line of %d characters", n)
+			}
+			for _, run := range strings.Fields(l) {
+				if n := utf8.RuneCountInString(run); n > maxPrintedRun+1 {
+					t.Fatalf("a run of %d characters: %q", n, run)
+				}
+			}
+		}
+	})
+}
