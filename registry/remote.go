@@ -46,9 +46,6 @@ const (
 	MaxConfigSize   = 4 << 20
 )
 
-// maxConfigSize is kept for the code that reads blobs.
-const maxConfigSize = MaxConfigSize
-
 // maxTagPages bounds the pages of one tag list (a million tags at the
 // default page size): a registry whose Link headers never end is refused.
 const maxTagPages = 1000
@@ -175,6 +172,7 @@ func NewRemote(opts RemoteOptions) *Remote {
 	if keychain == nil {
 		keychain = authn.DefaultKeychain
 	}
+	keychain = quietKeychain{keychain}
 
 	// From the outside in: go-containerregistry's auth (its own retries
 	// switched off), retries, the bound on requests in flight with the
@@ -339,12 +337,12 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, maxConfigSize+1))
+	b, err := io.ReadAll(io.LimitReader(rc, MaxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
 	}
-	if len(b) > maxConfigSize {
-		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(maxConfigSize), ErrTooLarge)
+	if len(b) > MaxConfigSize {
+		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(MaxConfigSize), ErrTooLarge)
 	}
 	if err := verify(b, digest); err != nil {
 		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
@@ -916,3 +914,34 @@ func sizeText(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// quietKeychain keeps what a credential helper printed out of errors: the
+// Docker CLI's helper client puts the helper's whole output in its error
+// ("error getting credentials - err: exit status 1, out: `…`"), and a
+// helper that fails after printing its answer prints the secret.
+type quietKeychain struct{ next authn.Keychain }
+
+func (k quietKeychain) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	return k.ResolveContext(context.Background(), r)
+}
+
+func (k quietKeychain) ResolveContext(ctx context.Context, r authn.Resource) (authn.Authenticator, error) {
+	a, err := authn.Resolve(ctx, k.next, r)
+	if err != nil {
+		return nil, keychainError{err}
+	}
+	return a, nil
+}
+
+// keychainError is a keychain's error without the helper's output.
+type keychainError struct{ err error }
+
+func (e keychainError) Error() string {
+	msg := e.err.Error()
+	if i := strings.Index(msg, ", out: `"); i >= 0 {
+		msg = msg[:i] + " (what the helper printed is not shown)"
+	}
+	return "reading credentials from the Docker config: " + msg
+}
+
+func (e keychainError) Unwrap() error { return e.err }

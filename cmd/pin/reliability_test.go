@@ -836,10 +836,12 @@ read server
 echo "$1 $server" >> %q
 case "$1" in
 get) [ -s %q ] || { echo "no credentials for $server" >&2; exit 1; }
-     printf '{"ServerURL":"%%s","Username":"%%s","Secret":"%%s"}' "$server" %q "$(cat %q)" ;;
+     printf '{"ServerURL":"%%s","Username":"%%s","Secret":"%%s"}' "$server" %q "$(cat %q)"
+     [ -e %q ] && exit 1 ;;  # prints its answer, then fails
 *) exit 1 ;;
 esac
-`, calls, secretFile, user, secretFile)
+exit 0
+`, calls, secretFile, user, secretFile, filepath.Join(bin, "fail"))
 	os.WriteFile(filepath.Join(bin, "docker-credential-pintest"), []byte(helper), 0o755)
 	os.WriteFile(filepath.Join(cfg, "config.json"), []byte(fmt.Sprintf(`{"credHelpers": {%q: "pintest"}}`, px.Host)), 0o600)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -909,10 +911,16 @@ esac
 			}))
 		}, []string{"asks to authenticate at http://" + thief.Host + "/token, which is not on its host: credentials are not sent there"}, ""},
 		// The helper's own stderr goes to pin's, unread by pin.
-		{"helper fails", func() { setSecret("") }, []string{"error getting credentials - err: exit status 1"}, ""},
+		{"helper fails", func() { setSecret("") }, []string{"reading credentials from the Docker config: error getting credentials - err: exit status 1"}, ""},
+		// The Docker CLI's helper client puts what the helper printed in its
+		// error: here, the secret.
+		{"helper prints its answer and fails", func() {
+			os.WriteFile(filepath.Join(bin, "fail"), nil, 0o644)
+		}, []string{"error getting credentials - err: exit status 1 (what the helper printed is not shown)"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setSecret(password)
+			os.Remove(filepath.Join(bin, "fail"))
 			px.Clear()
 			tc.setup()
 			if tc.secret != "" {
@@ -942,6 +950,7 @@ esac
 	}
 	// Fault gone, good secret: the lock moves on.
 	setSecret(password)
+	os.Remove(filepath.Join(bin, "fail"))
 	px.Clear()
 	if r := pin(t, dir, "resolve", cache); r.code != 0 {
 		t.Errorf("after the faults: exit %d\n%s", r.code, r.stderr)
