@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -437,7 +438,7 @@ func Save(path string, l *Lock) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
 		return false, nil
 	}
-	if err := renameio.WriteFile(path, b, 0o644, renameio.WithExistingPermissions()); err != nil {
+	if err := renameio.WriteFile(path, b, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return false, fmt.Errorf("writing lockfile %s: %w", path, err)
 	}
 	return true, nil

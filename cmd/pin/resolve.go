@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -63,8 +64,11 @@ func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
-	w := hcl.NewDiagnosticTextWriter(s.Err, files, 0, false)
+	// Snippets quote the source as it is: escape what a terminal would act on.
+	var buf strings.Builder
+	w := hcl.NewDiagnosticTextWriter(&buf, files, 0, false)
 	_ = w.WriteDiagnostics(diags)
+	fmt.Fprint(s.Err, sanitize(buf.String()))
 	// Then one line per problem, file:line:column first, for CI logs and
 	// editors.
 	for _, d := range diags {
@@ -73,9 +77,9 @@ func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 			sev = "warning"
 		}
 		if d.Subject != nil {
-			fmt.Fprintf(s.Err, "%s:%d:%d: %s: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary)
+			fmt.Fprintf(s.Err, "%s:%d:%d: %s: %s\n", sanitize(d.Subject.Filename), d.Subject.Start.Line, d.Subject.Start.Column, sev, sanitize(d.Summary))
 		} else {
-			fmt.Fprintf(s.Err, "%s: %s\n", sev, d.Summary)
+			fmt.Fprintf(s.Err, "%s: %s\n", sev, sanitize(d.Summary))
 		}
 	}
 }
@@ -83,7 +87,10 @@ func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 // lockDir takes an exclusive lock on the lockfile's folder, so that two runs
 // that write the same lock do not interleave; a second run waits.
 func lockDir(ctx context.Context, lockPath string, s streams) (func(), error) {
-	dir := filepath.Dir(lockPath)
+	dir, err := filepath.Abs(filepath.Dir(lockPath))
+	if err != nil {
+		return nil, withCode(exitInput, fmt.Errorf("locking the folder of %s: %w", lockPath, err))
+	}
 	fl := flock.New(dir, flock.SetFlag(os.O_RDONLY))
 	ok, err := fl.TryLock()
 	if err != nil {

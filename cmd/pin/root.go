@@ -36,6 +36,8 @@ type globalOptions struct {
 	CacheDir    string
 	Concurrency int
 	Verbose     bool
+	// Timeout bounds each request to a host or registry.
+	Timeout time.Duration
 	// now is the clock; tests may set it.
 	now func() time.Time
 }
@@ -77,10 +79,14 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	f.StringVar(&g.CacheDir, "cache-dir", "", "cache of immutable registry content (default: the user cache folder)")
 	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
 	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")
+	f.DurationVar(&g.Timeout, "timeout", 30*time.Second, "time limit of each request to a host or registry")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitInput, err) })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if g.Format != "table" && g.Format != "json" {
 			return withCode(exitInput, fmt.Errorf("--format %q: write table or json", g.Format))
+		}
+		if g.Timeout <= 0 {
+			return withCode(exitInput, fmt.Errorf("--timeout %s: write a positive duration, such as 30s", g.Timeout))
 		}
 		if g.Concurrency < 1 {
 			return withCode(exitInput, fmt.Errorf("--concurrency %d: write a number of at least 1", g.Concurrency))

@@ -44,9 +44,9 @@ func hostsFor(c *catalogue.Catalogue, g *globalOptions, only string) (map[string
 			hosts[h.Name] = offlineHost(h.Name)
 		case h.Kubernetes != nil:
 			k := h.Kubernetes
-			hosts[h.Name] = kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText}
+			hosts[h.Name] = kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText, Timeout: g.Timeout}
 		default:
-			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, CertPath: h.CertPath, TLSVerify: h.TLSVerify}
+			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, CertPath: h.CertPath, TLSVerify: h.TLSVerify, Timeout: g.Timeout}
 		}
 	}
 	return hosts, nil
@@ -122,7 +122,7 @@ func (r *registries) For(repo string) resolve.Registry {
 			s = registry.Offline{Cache: c}
 		}
 	default:
-		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter}
+		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.g.Timeout}
 		if conf != nil {
 			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
 		}
