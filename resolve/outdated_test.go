@@ -12,14 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pin-tool/pin/catalogue"
 	"github.com/pin-tool/pin/host"
 	"github.com/pin-tool/pin/image"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/version"
 )
 
 // The outdated scenarios, in the language of scenario_test.go:
@@ -281,27 +279,10 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 	down := false
 	for _, o := range strings.Split(options, ",") {
 		k, v, _ := strings.Cut(o, "=")
+		if k == "-" || moduleOption(m, k, v) {
+			continue
+		}
 		switch k {
-		case "-":
-		case "allow":
-			m.AllowDowngrade = "tested"
-		case "oneway":
-			m.OneWay = true
-		case "restore":
-			m.Restore = "backup-1"
-		case "pre":
-			m.Prerelease = true
-		case "anyvariant":
-			m.AnyVariant = true
-		case "c":
-			m.ConstraintText = v
-			m.Constraint = must(semver.NewConstraint(v))
-		case "tag":
-			m.Tag = v
-		case "re":
-			m.Tags = regexp.MustCompile(v)
-		case "v":
-			m.Versioning = must(version.ParseScheme(v))
 		case "down":
 			down = true
 		case "offline":

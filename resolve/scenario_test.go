@@ -213,29 +213,7 @@ func runScenario(t *testing.T, policy, pin, running, upstream, options string) *
 		}
 	}
 	for _, o := range strings.Split(options, ",") {
-		k, v, _ := strings.Cut(o, "=")
-		switch k {
-		case "-":
-		case "allow":
-			m.AllowDowngrade = "tested"
-		case "oneway":
-			m.OneWay = true
-		case "restore":
-			m.Restore = "backup-1"
-		case "pre":
-			m.Prerelease = true
-		case "anyvariant":
-			m.AnyVariant = true
-		case "c":
-			m.ConstraintText = v
-			m.Constraint = must(semver.NewConstraint(v))
-		case "tag":
-			m.Tag = v
-		case "re":
-			m.Tags = regexp.MustCompile(v)
-		case "v":
-			m.Versioning = must(version.ParseScheme(v))
-		default:
+		if k, v, _ := strings.Cut(o, "="); k != "-" && !moduleOption(m, k, v) {
 			t.Fatalf("unknown option %q", o)
 		}
 	}
@@ -271,6 +249,35 @@ func runScenario(t *testing.T, policy, pin, running, upstream, options string) *
 		t.Fatalf("decisions = %d", len(p.Decisions))
 	}
 	return p.Decisions[0]
+}
+
+// moduleOption applies one scenario option to m (see the scenario
+// language above); false when k is not a module option.
+func moduleOption(m *catalogue.Module, k, v string) bool {
+	switch k {
+	case "allow":
+		m.AllowDowngrade = "tested"
+	case "oneway":
+		m.OneWay = true
+	case "restore":
+		m.Restore = "backup-1"
+	case "pre":
+		m.Prerelease = true
+	case "anyvariant":
+		m.AnyVariant = true
+	case "c":
+		m.ConstraintText = v
+		m.Constraint = must(semver.NewConstraint(v))
+	case "tag":
+		m.Tag = v
+	case "re":
+		m.Tags = regexp.MustCompile(v)
+	case "v":
+		m.Versioning = must(version.ParseScheme(v))
+	default:
+		return false
+	}
+	return true
 }
 
 func must[T any](v T, err error) T {
