@@ -14,6 +14,20 @@ import (
 	"github.com/pin-tool/pin/internal/testimage"
 )
 
+// dockerCLIHost is the test engine's address, for tests that also drive it
+// with the docker CLI: they skip without one on a laptop, and fail in CI.
+func dockerCLIHost(t *testing.T) string {
+	t.Helper()
+	dh := testenv.DockerHost(t)
+	if _, err := exec.LookPath("docker"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("docker CLI required in CI")
+		}
+		t.Skip("docker CLI not installed")
+	}
+	return dh
+}
+
 // dockerCLI runs the Docker CLI against the test engine.
 func dockerCLI(t *testing.T, host string, args ...string) string {
 	t.Helper()
@@ -31,13 +45,7 @@ func dockerCLI(t *testing.T, host string, args ...string) string {
 // catch it; a snapshot taken live gives the same lock.
 func TestIncidentEndToEnd(t *testing.T) {
 	reg := testenv.Registry(t)
-	dh := testenv.DockerHost(t)
-	if _, err := exec.LookPath("docker"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("docker CLI required in CI")
-		}
-		t.Skip("docker CLI not installed")
-	}
+	dh := dockerCLIHost(t)
 	id := time.Now().UnixNano()
 	repo := fmt.Sprintf("%s/e2e/forge-%d", reg, id)
 	container := fmt.Sprintf("forgejo-%d", id)

@@ -392,13 +392,7 @@ func TestOutdatedColor(t *testing.T) {
 // records it, and then the module is current (exit 0).
 func TestOutdatedEndToEnd(t *testing.T) {
 	reg := testenv.Registry(t)
-	dh := testenv.DockerHost(t)
-	if _, err := exec.LookPath("docker"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("docker CLI required in CI")
-		}
-		t.Skip("docker CLI not installed")
-	}
+	dh := dockerCLIHost(t)
 	id := time.Now().UnixNano()
 	repo := fmt.Sprintf("%s/e2e/outdated-%d", reg, id)
 	container := fmt.Sprintf("outdated-%d", id)

@@ -251,13 +251,7 @@ func noRawControls(t *testing.T, what, text string) {
 // them; the lock holds them escaped.
 func TestHostileNames(t *testing.T) {
 	reg := testenv.Registry(t)
-	dh := testenv.DockerHost(t)
-	if _, err := exec.LookPath("docker"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("docker CLI required in CI")
-		}
-		t.Skip("docker CLI not installed")
-	}
+	dh := dockerCLIHost(t)
 	id := time.Now().UnixNano()
 	repo := fmt.Sprintf("%s/hostile/web-%d", reg, id)
 	img := testimage.Build(t, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath},
