@@ -676,8 +676,13 @@ func TestReadOnlyFolder(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755); os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755) // nobody must reach it
+	// A copy of the example that nobody can read, wherever the checkout
+	// lives (a clone in a 0700 folder is not readable by nobody).
+	if err := os.CopyFS(filepath.Join(dir, "examples", "incident"), os.DirFS(filepath.Join(repoRoot, "examples", "incident"))); err != nil {
+		t.Fatal(err)
+	}
 	src, _ := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
-	cat := strings.ReplaceAll(string(src), `"examples/`, `"`+repoRoot+`/examples/`)
+	cat := string(src)
 	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644)
 	if r := pin(t, dir, "resolve"); r.code != 0 {
 		t.Fatalf("clean run: %s", r.stderr)
