@@ -20,6 +20,9 @@ type counter struct {
 	mu   sync.Mutex
 	n    map[string]int
 	log  []string
+	// unauth lists the requests other than pings and token requests sent
+	// without an Authorization header.
+	unauth []string
 }
 
 // newCounter counts over a transport of the test's own, closed at its end.
@@ -34,6 +37,9 @@ func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	c.n[k]++
 	c.log = append(c.log, req.Method+" "+req.URL.String())
+	if req.Header.Get("Authorization") == "" && !strings.HasPrefix(k, "ping") && k != "token" {
+		c.unauth = append(c.unauth, req.Method+" "+req.URL.String())
+	}
 	c.mu.Unlock()
 	return c.next.RoundTrip(req)
 }
@@ -57,6 +63,14 @@ func (c *counter) expect(t *testing.T, what string, want map[string]int) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("%s: requests (-want +got):\n%s\nsent:\n  %s", what, diff, strings.Join(log, "\n  "))
 	}
+}
+
+// unauthenticated returns the requests sent without credentials, pings
+// and token requests aside.
+func (c *counter) unauthenticated() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.unauth)
 }
 
 func (c *counter) String() string {

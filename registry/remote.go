@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/logs"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -88,13 +89,21 @@ type RemoteOptions struct {
 	// PageSize is the number of tags asked for per tag-list request
 	// (default 1000).
 	PageSize int
+	// Repositories are the repositories (named under Host) the run
+	// expects to read. A registry that hands out Bearer tokens is asked
+	// for one token that covers them all (in batches of 25), rather than
+	// one per repository; a repository not named here costs a token of
+	// its own.
+	Repositories []string
 }
 
 // Remote is a registry read over the OCI distribution API.
 //
 // One Remote talks to one registry (or its mirror) through one
-// remote.Puller, so that the registry is pinged and authenticated once per
-// repository, and bounds its requests in flight. Manifests and configs are
+// remote.Puller and one session, so that the registry is pinged once and
+// its credentials read once per run, and a registry that hands out Bearer
+// tokens gives one for all the repositories expected (see
+// RemoteOptions.Repositories); it bounds its requests in flight. Manifests and configs are
 // verified against their digests; with a Cache they are fetched once ever,
 // and a tag costs one HEAD when its manifest is cached. Tag lists are never
 // cached.
@@ -117,12 +126,13 @@ type RemoteOptions struct {
 //
 // A Remote is safe for concurrent use.
 type Remote struct {
-	host   name.Registry // as in image names
-	source name.Registry // asked: the mirror, or host
-	mirror bool
-	cache  *Cache
-	puller *remote.Puller
-	err    error // from NewRemote, returned by every call
+	host    name.Registry // as in image names
+	source  name.Registry // asked: the mirror, or host
+	mirror  bool
+	cache   *Cache
+	session *session
+	puller  *remote.Puller
+	err     error // from NewRemote, returned by every call
 }
 
 // NewRemote returns a source for the registry opts.Host. It does no I/O;
@@ -174,23 +184,40 @@ func NewRemote(opts RemoteOptions) *Remote {
 	}
 	keychain = quietKeychain{keychain}
 
-	// From the outside in: go-containerregistry's auth (its own retries
-	// switched off), retries, the bound on requests in flight with the
-	// timeout of each attempt, the screening of answers, the plain-http and
-	// credentials guard, the base transport.
+	// From the outside in: the session (one ping, one set of credentials,
+	// tokens for many repositories at once), retries, the bound on
+	// requests in flight with the timeout of each attempt, the screening
+	// of answers, the plain-http and credentials guard, the base transport.
+	if logs.Enabled(logs.Debug) {
+		// As go-containerregistry does for a transport it wraps itself:
+		// request dumps, with the Authorization header redacted.
+		base = transport.NewLogger(base)
+	}
 	var rt http.RoundTripper = &guard{next: base, host: r.source.RegistryStr(), allowHTTP: plainHTTP}
 	rt = &screen{next: rt, host: r.source.RegistryStr()}
 	rt = &limiter{next: rt, sem: make(chan struct{}, n), timeout: timeout}
 	rt = &retrying{next: rt, attempts: 3, backoff: []time.Duration{time.Second, 3 * time.Second}, maxWait: time.Minute}
+	rt = transport.NewUserAgent(rt, "pin")
+	var expected []string
+	for _, repo := range opts.Repositories {
+		if target, err := r.repository(repo); err == nil {
+			expected = append(expected, target.RepositoryStr())
+		}
+	}
+	r.session = newSession(r.source, keychain, rt, expected)
 
+	// A transport.Wrapper tells go-containerregistry that the transport
+	// does its own authentication and retries: the Puller then neither
+	// pings nor authenticates per repository, and adds no retries of its
+	// own (they take any method and ignore Retry-After). FromToken with
+	// no challenge is how one is had around a transport of one's own.
+	wrapped, err := transport.FromToken(r.source, authn.Anonymous, r.session, &transport.Challenge{}, nil)
+	if err != nil {
+		r.err = err
+		return r
+	}
 	r.puller, r.err = remote.NewPuller(
-		remote.WithTransport(rt),
-		remote.WithAuthFromKeychain(keychain),
-		// go-containerregistry's retries take any method and ignore
-		// Retry-After: retrying alone decides, so nothing is retried twice
-		// over.
-		remote.WithRetryPredicate(func(error) bool { return false }),
-		remote.WithRetryStatusCodes(),
+		remote.WithTransport(wrapped),
 		// Its own bound on blob downloads (4) must not be the tighter one.
 		remote.WithJobs(n),
 		remote.WithPageSize(pageSize),
@@ -206,6 +233,9 @@ func (r *Remote) Tags(ctx context.Context, repo string) ([]string, error) {
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("listing tags of %s: %w", r.where(repo), classify(err))
+	}
+	if err := r.ready(ctx, target); err != nil {
+		return nil, fail(err)
 	}
 	lister, err := r.puller.Lister(ctx, target)
 	if err != nil {
@@ -264,6 +294,9 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 		if err != nil {
 			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 		}
+		if err := r.ready(ctx, target); err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
 		desc, err := r.puller.Get(ctx, d)
 		if err != nil {
 			return nil, "", fmt.Errorf("manifest of %s: %w", what, classify(err))
@@ -276,6 +309,9 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 	}
 
 	if _, err := name.NewTag(target.Name()+":"+ref, name.StrictValidation); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	if err := r.ready(ctx, target); err != nil {
 		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 	}
 	hintKey := r.host.Repo(target.RepositoryStr()).Name()
@@ -328,6 +364,9 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", digest, err)
 	}
+	if err := r.ready(ctx, target); err != nil {
+		return nil, fmt.Errorf("blob %s: %w", digest, err)
+	}
 	layer, err := r.puller.Layer(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
@@ -349,6 +388,14 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 	}
 	r.cache.put(digest, b)
 	return b, nil
+}
+
+// ready pings the registry and authenticates for target, once each per
+// run, before the first request for it; a failure then reads as the
+// registry's, not as that of the request that happened to come first.
+func (r *Remote) ready(ctx context.Context, target name.Repository) error {
+	_, err := r.session.prepare(ctx, target.RepositoryStr())
+	return classify(err)
 }
 
 // repository maps a repository named under Host to the one asked.

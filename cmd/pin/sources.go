@@ -123,6 +123,13 @@ func (r *registries) For(repo string) resolve.Registry {
 		}
 	default:
 		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.g.Timeout}
+		// The catalogue's repositories on this registry: one token covers
+		// them all where the registry hands out tokens.
+		for _, m := range r.c.Modules {
+			if ref, err := name.NewRepository(m.Image); err == nil && ref.RegistryStr() == regHost {
+				opts.Repositories = append(opts.Repositories, m.Image)
+			}
+		}
 		if conf != nil {
 			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
 		}
