@@ -154,10 +154,13 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 		return err
 	}
 
-	// Floors: per module, plus one ping (and one token) for the registry.
+	// Floors: per module, plus one ping for the registry and, with token
+	// auth, one token per 25 repositories: pin asks one token for up to 25
+	// of the catalogue's repositories at once, a bound that keeps a token
+	// (sent with every request) a few kilobytes (registry/session.go).
 	perRegistry := 1
 	if cfg.Auth {
-		perRegistry = 2
+		perRegistry += (len(projects) + tokenScopes - 1) / tokenScopes
 	}
 	floors := func(command string) (cold, warm int) {
 		cold, warm = perRegistry, perRegistry
@@ -298,3 +301,7 @@ func estimate(prev, r result, rtt time.Duration) time.Duration {
 	rounds := math.Ceil(float64(n) / float64(r.C))
 	return time.Duration(rounds*per) + over
 }
+
+// tokenScopes is the number of repositories pin asks one token for
+// (maxScopesPerToken in registry/session.go).
+const tokenScopes = 25

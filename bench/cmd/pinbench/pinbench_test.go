@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -171,4 +174,43 @@ func TestProxy(t *testing.T) {
 	if _, err := remote.List(repo, remote.WithAuth(&authn.Bearer{Token: "nope"})); err == nil {
 		t.Error("a forged token was let through")
 	}
+	// Nor with a token for another repository.
+	tok := tokenFor(t, px.addr, "other/repo")
+	req, _ := http.NewRequest(http.MethodGet, "http://"+px.addr+"/v2/"+p.Repo+"/tags/list", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a token for other/repo read %s: %s", p.Repo, resp.Status)
+	}
+	req.Header.Set("Authorization", "Bearer "+tokenFor(t, px.addr, "other/repo "+p.Repo))
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a token for other/repo and %s read it: %s", p.Repo, resp.Status)
+	}
+}
+
+// tokenFor asks the proxy for a token for the repositories, space-separated.
+func tokenFor(t *testing.T, addr, repos string) string {
+	t.Helper()
+	q := url.Values{}
+	for _, r := range strings.Fields(repos) {
+		q.Add("scope", "repository:"+r+":pull")
+	}
+	resp, err := http.Get("http://" + addr + "/token?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Token string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Token
 }

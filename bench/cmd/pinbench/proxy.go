@@ -83,17 +83,18 @@ func (c counts) Total() int64 {
 // proxy sits between pin and the registry: it adds a fixed round-trip
 // delay to every request, counts requests by kind and, with token auth on,
 // plays a token server the way Docker Hub, ghcr.io and Quay do (a 401
-// Bearer challenge on /v2/, an anonymous token per repository scope from
-// /token). It forwards only to the one loopback registry it was given.
+// Bearer challenge on /v2/ and on every repository its token does not
+// cover, an anonymous token for the repository scopes asked from /token).
+// It forwards only to the one loopback registry it was given.
 type proxy struct {
 	rtt    time.Duration
 	auth   bool
 	target *url.URL
 	rp     *httputil.ReverseProxy
 	addr   string // host:port it listens on
-	secret string // tokens it issued carry it
 
 	mu       sync.Mutex
+	grants   map[string]map[string]bool // token → the repositories it covers
 	c        counts
 	inFlight int64
 	tls      atomic.Int64
@@ -114,9 +115,7 @@ func startProxy(registry string, rtt time.Duration, auth bool) (*proxy, error) {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport = tr
 	rp.ErrorLog = nil
-	var sb [16]byte
-	_, _ = rand.Read(sb[:])
-	p := &proxy{rtt: rtt, auth: auth, target: target, rp: rp, secret: hex.EncodeToString(sb[:])}
+	p := &proxy{rtt: rtt, auth: auth, target: target, rp: rp, grants: map[string]map[string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -186,9 +185,21 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 }
 
+// authorized reports whether the request carries a token the proxy gave
+// that covers the repository asked (any token will do for /v2/).
 func (p *proxy) authorized(r *http.Request) bool {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && strings.HasPrefix(tok, p.secret+".")
+	if !ok {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g := p.grants[tok]
+	if g == nil {
+		return false
+	}
+	repo, ok := repoOf(r.URL.Path)
+	return !ok || g[repo]
 }
 
 func (p *proxy) challenge(w http.ResponseWriter, r *http.Request) {
@@ -202,11 +213,25 @@ func (p *proxy) challenge(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`)
 }
 
-// token issues an anonymous pull token for the scopes asked.
+// token issues an anonymous pull token for the repository scopes asked
+// (scope=… repeated, or several in one value, space-separated).
 func (p *proxy) token(w http.ResponseWriter, r *http.Request) {
-	var sb [8]byte
+	var sb [16]byte
 	_, _ = rand.Read(sb[:])
-	tok := p.secret + "." + hex.EncodeToString(sb[:])
+	tok := hex.EncodeToString(sb[:])
+	g := map[string]bool{}
+	for _, v := range r.URL.Query()["scope"] {
+		for _, sc := range strings.Fields(v) {
+			if rest, ok := strings.CutPrefix(sc, "repository:"); ok {
+				if i := strings.LastIndex(rest, ":"); i > 0 {
+					g[rest[:i]] = true
+				}
+			}
+		}
+	}
+	p.mu.Lock()
+	p.grants[tok] = g
+	p.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"token": tok, "access_token": tok, "expires_in": 300,

@@ -80,7 +80,7 @@ func render(cfg config, st seedStats, modules int, results []result, loadStart s
 			fmt.Fprintf(&b, "- %s\n", n)
 		}
 	}
-	b.WriteString("\nColumns: requests by kind as the proxy saw them; floor/module is DESIGN.md's cost model (cold: tag list + manifest, two for an index, + config; warm: tag list + HEAD; a floating tag needs no tag list; resolve describes an at-least-running module's running image once cold and asks nothing warm; one ping and one token for the registry); wall floor = ceil(requests / c) × round trip; in flight = mean/peak requests held by the proxy; registry = mean time the registry took to answer a request, on top of the round trip (it grows when the machine is loaded); wall/adj = wall / (ceil(requests / c) × (round trip + registry)), the ratio with the registry's own time counted in, which tells pin's scheduling apart from a slow registry; peak RSS and CPU (user+system) from the pin process's rusage (pin is started by a small helper, so that ru_maxrss is pin's own and not the bench's, which Linux carries over at execve).\n")
+	b.WriteString("\nColumns: requests by kind as the proxy saw them; floor/module is DESIGN.md's cost model (cold: tag list + manifest, two for an index, + config; warm: tag list + HEAD; a floating tag needs no tag list; resolve describes an at-least-running module's running image once cold and asks nothing warm; one ping for the registry, and one token per 25 repositories, the most pin asks one token for); wall floor = ceil(requests / c) × round trip; in flight = mean/peak requests held by the proxy; registry = mean time the registry took to answer a request, on top of the round trip (it grows when the machine is loaded); wall/adj = wall / (ceil(requests / c) × (round trip + registry)), the ratio with the registry's own time counted in, which tells pin's scheduling apart from a slow registry; peak RSS and CPU (user+system) from the pin process's rusage (pin is started by a small helper, so that ru_maxrss is pin's own and not the bench's, which Linux carries over at execve).\n")
 	return b.String()
 }
 
@@ -115,7 +115,7 @@ func targets(cfg config, results []result, lockCPU time.Duration) string {
 			continue
 		}
 		m := float64(cold.Modules)
-		fmt.Fprintf(&b, "- %s cold requests/module ≤ floor + the registry's ping/token (c=%d): %.2f vs %.2f: %s\n",
+		fmt.Fprintf(&b, "- %s cold requests/module ≤ floor + the registry's ping and a token per 25 repositories (c=%d): %.2f vs %.2f: %s\n",
 			command, cold.C, float64(cold.Counts.Total())/m, float64(cold.FloorRequests)/m, mark(cold.Counts.Total() <= int64(cold.FloorRequests)))
 		fmt.Fprintf(&b, "- %s warm requests = tag list + HEAD per module (c=%d): %.2f vs %.2f: %s\n",
 			command, warm.C, float64(warm.Counts.Total())/m, float64(warm.FloorRequests)/m, mark(warm.Counts.Total() <= int64(warm.FloorRequests)))
