@@ -15,6 +15,7 @@ import (
 const (
 	EnvRegistry         = "PIN_TEST_REGISTRY"
 	EnvAuthRegistry     = "PIN_TEST_REGISTRY_AUTH"
+	EnvTokenRegistry    = "PIN_TEST_REGISTRY_TOKEN"
 	EnvRegistryUser     = "PIN_TEST_REGISTRY_USER"
 	EnvRegistryPassword = "PIN_TEST_REGISTRY_PASSWORD"
 	EnvDockerHost       = "PIN_TEST_DOCKER_HOST"
@@ -44,6 +45,20 @@ func AuthRegistry(t testing.TB) (addr, user, password string) {
 		unavailable(t, "auth registry", runHint, "%s=%s does not answer: %v", EnvAuthRegistry, addr, err)
 	}
 	return addr, user, password
+}
+
+// TokenRegistry returns the host:port of the test registry that requires
+// bearer tokens, as Docker Hub does. Its token realm is on the same
+// host:port (http://ADDR/token) and grants pull and push on any repository
+// asked, to anyone: no credentials are needed, but the registry verifies
+// each token and the repositories it names.
+func TokenRegistry(t testing.TB) string {
+	t.Helper()
+	addr := lookup(t, "token registry", runHint, EnvTokenRegistry)
+	if err := probeRegistry(addr, http.StatusUnauthorized); err != nil {
+		unavailable(t, "token registry", runHint, "%s=%s does not answer: %v", EnvTokenRegistry, addr, err)
+	}
+	return addr
 }
 
 // DockerHost returns the Docker Engine endpoint (unix:///…/docker.sock), in
