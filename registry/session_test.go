@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -405,4 +406,26 @@ func TestSessionDockerConfigOnce(t *testing.T) {
 	if n := strings.Count(string(b), "called"); n != 1 {
 		t.Errorf("the credential helper ran %d times, want once", n)
 	}
+}
+
+// TestSessionTokenRegistry: against a real distribution registry that
+// verifies Bearer tokens (signature, audience, expiry, scopes), a fleet
+// costs one ping (https, then plain http) and one token for all of its
+// repositories, then exactly the cost model's requests per module.
+func TestSessionTokenRegistry(t *testing.T) {
+	t.Parallel()
+	reg := testenv.TokenRegistry(t)
+	repos := fleet(t, reg, fmt.Sprintf("session/token-%d", time.Now().UnixNano()), 4)
+	r, c := newTestRemote(t, RemoteOptions{Host: reg, Repositories: repos})
+	readAll(t, r, repos)
+	c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "token": 1, "tags list": 4, "manifest GET": 4, "blob GET": 4})
+	if bad := c.unauthenticated(); len(bad) > 0 {
+		t.Errorf("sent without a token:\n  %s", strings.Join(bad, "\n  "))
+	}
+
+	// Not in the catalogue: a token of its own, once.
+	other := fleet(t, reg, fmt.Sprintf("session/token-other-%d", time.Now().UnixNano()), 1)
+	readAll(t, r, other)
+	readAll(t, r, other)
+	c.expect(t, "not expected", map[string]int{"token": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
 }

@@ -232,3 +232,39 @@ module "tool" {
 		}
 	}
 }
+
+// TestRegistryTokenFleet resolves three track-upstream modules on a real
+// registry that hands out Bearer tokens: the -v summary shows one ping (https,
+// then the plain http of loopback) and one token for all three, then the
+// cost model's floor per module, cold and warm.
+func TestRegistryTokenFleet(t *testing.T) {
+	reg := testenv.TokenRegistry(t)
+	base := fmt.Sprintf("%s/fleet-%d", reg, time.Now().UnixNano())
+	var cat strings.Builder
+	for _, name := range []string{"api", "web", "worker"} {
+		repo := base + "/" + name
+		for _, v := range []string{"1.0.0", "1.1.0"} {
+			testimage.Push(t, repo+":"+v, testimage.Build(t, testimage.Options{Content: name + v,
+				Labels: map[string]string{"org.opencontainers.image.version": v}}))
+		}
+		fmt.Fprintf(&cat, "module %q {\n  image  = %q\n  policy = \"track-upstream\"\n  pin    = \"1.0.0\"\n}\n", name, repo)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat.String()), 0o644)
+	cache := "--cache-dir=" + filepath.Join(dir, "cache")
+
+	r := pin(t, dir, "resolve", "-v", cache)
+	wantCold := reg + ": 12 requests (blob GET 3, manifest GET 3, ping http 1, ping https 1, tags list 3, token 1)"
+	if r.code != 0 || !strings.Contains(r.stderr, wantCold) {
+		t.Errorf("cold run: exit %d, want %q in\n%s\n%s", r.code, wantCold, r.stderr, r.stdout)
+	}
+	lockSrc, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	if n := strings.Count(string(lockSrc), `tag     = "1.1.0"`); n != 3 {
+		t.Errorf("%d modules locked at 1.1.0, want 3:\n%s", n, lockSrc)
+	}
+	r = pin(t, dir, "resolve", "-v", cache)
+	wantWarm := reg + ": 9 requests (manifest HEAD 3, ping http 1, ping https 1, tags list 3, token 1)"
+	if r.code != 0 || !strings.Contains(r.stderr, wantWarm) {
+		t.Errorf("warm run: exit %d, want %q in\n%s\n%s", r.code, wantWarm, r.stderr, r.stdout)
+	}
+}
