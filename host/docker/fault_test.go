@@ -143,7 +143,9 @@ func TestObserveOneBrokenOneReal(t *testing.T) {
 	broken := faultproxy.SilentEngine(t)
 	var wg sync.WaitGroup
 	var realErr, brokenErr error
-	wg.Go(func() { _, realErr = Host{Name: "real", Addr: real, Timeout: 5 * time.Second}.Observe(context.Background()) })
+	wg.Go(func() {
+		_, realErr = Host{Name: "real", Addr: real, Timeout: 5 * time.Second}.Observe(context.Background())
+	})
 	wg.Go(func() {
 		_, brokenErr = Host{Name: "broken", Addr: broken, Timeout: 300 * time.Millisecond}.Observe(context.Background())
 	})
