@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -121,8 +122,9 @@ func (s *session) prepare(ctx context.Context, repo string) (http.RoundTripper, 
 	}
 	g := s.grantFor(repo, false)
 	err := g.gate.do(ctx, func(ctx context.Context) error { return s.exchange(ctx, g) })
-	if err != nil && len(g.scopes) > 1 && ctx.Err() == nil {
-		// The token server refused the batch: this repository asks alone.
+	if len(g.scopes) > 1 && refused(err) {
+		// The token server refused the batch (a scope it would not grant
+		// may fail the whole request): this repository asks alone.
 		g = s.grantFor(repo, true)
 		err = g.gate.do(ctx, func(ctx context.Context) error { return s.exchange(ctx, g) })
 	}
@@ -130,6 +132,12 @@ func (s *session) prepare(ctx context.Context, repo string) (http.RoundTripper, 
 		return nil, err
 	}
 	return g.rt, nil
+}
+
+// refused reports whether a token server answered with a 4xx status.
+func refused(err error) bool {
+	var terr *transport.Error
+	return errors.As(err, &terr) && terr.StatusCode >= 400 && terr.StatusCode < 500
 }
 
 // grantFor is the token that covers repo: its batch's, or (alone, or not

@@ -132,6 +132,7 @@ type tokenRegistry struct {
 
 	// Ways to misbehave, set by tests.
 	refuseMany  bool // a token request for several scopes is refused
+	broken      bool // the token server answers 501
 	accessOnly  bool // the token is in access_token alone
 	registryTok string
 }
@@ -174,6 +175,10 @@ func (tr *tokenRegistry) token(w http.ResponseWriter, r *http.Request) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.asked = append(tr.asked, scopes)
+	if tr.broken {
+		w.WriteHeader(http.StatusNotImplemented)
+		return
+	}
 	if tr.refuseMany && len(scopes) > 1 {
 		w.WriteHeader(http.StatusForbidden)
 		return
@@ -298,6 +303,23 @@ func TestSessionBearer(t *testing.T) {
 		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
 			t.Errorf("token requests (-want +got):\n%s", diff)
 		}
+	})
+
+	t.Run("token server broken", func(t *testing.T) {
+		t.Parallel()
+		tr := newTokenRegistry(t)
+		repos := fleet(t, tr.host, "bearer/broken", 3)
+		tr.set(func(tr *tokenRegistry) { tr.open, tr.broken = false, true })
+		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		for _, repo := range repos {
+			_, err := r.Tags(ctx, repo)
+			if err == nil || !strings.Contains(err.Error(), "authenticating with "+tr.host) {
+				t.Errorf("Tags(%s) = %v, want an error authenticating", repo, err)
+			}
+		}
+		// Asked once for the batch; a server that fails is not asked again
+		// for each repository, as one that refuses a batch is.
+		c.expect(t, "broken", map[string]int{"ping https": 1, "ping http": 1, "token": 1})
 	})
 
 	t.Run("access_token alone", func(t *testing.T) {
