@@ -110,6 +110,16 @@ func TestGoodCatalogue(t *testing.T) {
 	if r := c.Registry("index.docker.io"); r == nil || r.MirrorHost != "mirror.example.org:5000" {
 		t.Errorf("docker.io not normalised or mirror host wrong: %+v", c.Registries)
 	}
+	for host, want := range map[string][]string{
+		"index.docker.io":      {"index.docker.io/library/alpine"},
+		"registry.example.org": {"registry.example.org/db/postgres", "registry.example.org/forge/forgejo"},
+		"docker.io":            nil, // names are normalised
+		"example.org":          nil,
+	} {
+		if diff := cmp.Diff(want, c.Repositories(host)); diff != "" {
+			t.Errorf("Repositories(%q) (-want +got):\n%s", host, diff)
+		}
+	}
 }
 
 func TestParsePin(t *testing.T) {

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/hashicorp/hcl/v2"
@@ -173,6 +174,19 @@ func (c *Catalogue) Host(name string) *Host {
 		}
 	}
 	return nil
+}
+
+// Repositories returns the repositories of the modules whose images are on
+// a registry host (spelled as in normalised image names: "index.docker.io"),
+// in catalogue order.
+func (c *Catalogue) Repositories(host string) []string {
+	var out []string
+	for _, m := range c.Modules {
+		if h, _, ok := strings.Cut(m.Image, "/"); ok && h == host {
+			out = append(out, m.Image)
+		}
+	}
+	return out
 }
 
 // Registry returns the registry block for a registry host, or nil.

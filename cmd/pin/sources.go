@@ -123,13 +123,8 @@ func (r *registries) For(repo string) resolve.Registry {
 		}
 	default:
 		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.g.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.g.Timeout}
-		// The catalogue's repositories on this registry: one token covers
-		// them all where the registry hands out tokens.
-		for _, m := range r.c.Modules {
-			if ref, err := name.NewRepository(m.Image); err == nil && ref.RegistryStr() == regHost {
-				opts.Repositories = append(opts.Repositories, m.Image)
-			}
-		}
+		// Where the registry hands out tokens, one covers many of these.
+		opts.Repositories = r.c.Repositories(regHost)
 		if conf != nil {
 			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
 		}

@@ -150,7 +150,7 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 		if r, ok := remotes[h]; ok {
 			return r
 		}
-		opts := registry.RemoteOptions{Host: h, Concurrency: conc, Cache: cache, Transport: counter}
+		opts := registry.RemoteOptions{Host: h, Concurrency: conc, Cache: cache, Transport: counter, Repositories: cat.Repositories(h)}
 		if c := cat.Registry(h); c != nil {
 			opts.Mirror, opts.Insecure = c.MirrorHost, c.Insecure
 		}
