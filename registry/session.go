@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +36,9 @@ const (
 //   - for a Bearer registry (Docker Hub, ghcr.io, Quay, Harbor), one token
 //     covers the repositories the run expects (RemoteOptions.Repositories,
 //     in batches of maxScopesPerToken), taken when the first of them is
-//     asked for; a repository not expected gets its own token. Should a
-//     token server refuse a batch, each repository of it asks alone.
+//     asked for, while the next batch's is taken in the background; a
+//     repository not expected gets its own token. Should a token server
+//     refuse a batch, each repository of it asks alone.
 //
 // A session is the http.RoundTripper the Puller is given, inside a
 // transport.Wrapper: go-containerregistry then neither pings nor
@@ -63,33 +63,43 @@ type grant struct {
 	scopes []string
 	gate   gate
 	rt     http.RoundTripper
+	// next is the batch after this one: its token is asked for in the
+	// background as soon as this one is first used, so that the modules
+	// resolved next do not all wait for it.
+	next  *grant
+	ahead sync.Once
 }
 
 func newSession(reg name.Registry, keychain authn.Keychain, next http.RoundTripper, expected []string) *session {
 	s := &session{reg: reg, keychain: keychain, next: next, batchOf: map[string]*grant{}}
+	var prev *grant
 	for _, scopes := range batches(expected) {
 		g := &grant{scopes: scopes}
 		for _, sc := range scopes {
 			s.batchOf[repoOfScope(sc)] = g
 		}
+		if prev != nil {
+			prev.next = g
+		}
+		prev = g
 	}
 	return s
 }
 
-// batches splits repositories into the scopes of token requests: sorted,
-// without repeats, at most maxScopesPerToken and maxScopeText characters
-// each.
+// batches splits repositories into the scopes of token requests, in the
+// order given (pin gives the catalogue's, the order modules are resolved
+// in) without repeats, at most maxScopesPerToken and maxScopeText
+// characters each.
 func batches(repos []string) [][]string {
-	repos = slices.Clone(repos)
-	slices.Sort(repos)
-	repos = slices.Compact(repos)
+	seen := map[string]bool{}
 	var out [][]string
 	var cur []string
 	n := 0
 	for _, r := range repos {
-		if r == "" {
+		if r == "" || seen[r] {
 			continue
 		}
+		seen[r] = true
 		sc := pullScope(r)
 		if len(cur) > 0 && (len(cur) == maxScopesPerToken || n+len(sc) > maxScopeText) {
 			out = append(out, cur)
@@ -121,6 +131,12 @@ func (s *session) prepare(ctx context.Context, repo string) (http.RoundTripper, 
 		return s.basic, nil
 	}
 	g := s.grantFor(repo, false)
+	if g.next != nil {
+		g.ahead.Do(func() {
+			next := g.next
+			go next.gate.do(context.WithoutCancel(ctx), func(ctx context.Context) error { return s.exchange(ctx, next) })
+		})
+	}
 	err := g.gate.do(ctx, func(ctx context.Context) error { return s.exchange(ctx, g) })
 	if len(g.scopes) > 1 && refused(err) {
 		// The token server refused the batch (a scope it would not grant

@@ -250,11 +250,11 @@ func TestSessionBearer(t *testing.T) {
 		tr.set(func(tr *tokenRegistry) { tr.open = false })
 		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
 		readAll(t, r, repos)
-		// 30 repositories: batches of 25 and 5, in the order of their
-		// names; no request is challenged.
+		// 30 repositories: batches of 25 and 5, in the order given; no
+		// request is challenged.
 		c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "token": 2, "tags list": 30, "manifest GET": 30, "blob GET": 30})
-		scopes := scopesOf(repos...)
-		want := [][]string{scopes[:25], scopes[25:]}
+		want := [][]string{scopesOf(repos[:25]...), scopesOf(repos[25:]...)}
+		slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
 		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
 			t.Errorf("token requests (-want +got):\n%s", diff)
 		}
@@ -266,6 +266,34 @@ func TestSessionBearer(t *testing.T) {
 		readAll(t, r, other)
 		c.expect(t, "not expected", map[string]int{"token": 1, "tags list": 1, "manifest GET": 1, "blob GET": 1})
 		if diff := cmp.Diff([][]string{scopesOf(other...)}, tr.takeAsked()); diff != "" {
+			t.Errorf("token requests (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the next batch ahead", func(t *testing.T) {
+		t.Parallel()
+		tr := newTokenRegistry(t)
+		repos := fleet(t, tr.host, "bearer/ahead", 60) // batches of 25, 25, 10
+		tr.set(func(tr *tokenRegistry) { tr.open = false })
+		r, _ := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		readAll(t, r, repos[:2])
+		// The second batch's token is asked for in the background when the
+		// first is used; the third is not, until the second is used.
+		for give := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			tr.mu.Lock()
+			n := len(tr.asked)
+			tr.mu.Unlock()
+			if n >= 2 {
+				break
+			}
+			if time.Now().After(give) {
+				t.Fatal("the second batch's token was not asked for")
+			}
+		}
+		readAll(t, r, repos[2:25])
+		want := [][]string{scopesOf(repos[:25]...), scopesOf(repos[25:50]...)}
+		slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
+		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
 			t.Errorf("token requests (-want +got):\n%s", diff)
 		}
 	})
@@ -344,8 +372,8 @@ func TestSessionBearer(t *testing.T) {
 	})
 }
 
-// TestBatches: scopes are sorted, without repeats, and cut by count and
-// by length.
+// TestBatches: scopes keep the order given, without repeats, and are cut
+// by count and by length.
 func TestBatches(t *testing.T) {
 	long := strings.Repeat("x", 600)
 	var many []string
@@ -358,10 +386,10 @@ func TestBatches(t *testing.T) {
 		sizes []int
 	}{
 		{"none", nil, nil},
-		{"sorted, once each", []string{"b", "a", "b", ""}, []int{2}},
+		{"in order, once each", []string{"b", "a", "b", ""}, []int{2}},
 		{"by count", many, []int{25, 1}},
-		// "a" sorts first; three long scopes fit with it, not four.
-		{"by length", []string{long + "1", long + "2", long + "3", long + "4", "a"}, []int{4, 1}},
+		// Three long scopes fit in one request, not four.
+		{"by length", []string{long + "1", long + "2", long + "3", long + "4", "a"}, []int{3, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := batches(tc.repos)
@@ -377,8 +405,14 @@ func TestBatches(t *testing.T) {
 			if !slices.Equal(sizes, tc.sizes) {
 				t.Errorf("batch sizes %v, want %v", sizes, tc.sizes)
 			}
-			if !slices.IsSorted(all) || len(slices.Compact(slices.Clone(all))) != len(all) {
-				t.Errorf("scopes not sorted once each: %v", all)
+			var want []string
+			for _, r := range tc.repos {
+				if sc := pullScope(r); r != "" && !slices.Contains(want, sc) {
+					want = append(want, sc)
+				}
+			}
+			if !slices.Equal(all, want) {
+				t.Errorf("scopes %v, want %v", all, want)
 			}
 		})
 	}
