@@ -226,6 +226,33 @@ func (tr *tokenRegistry) takeAsked() [][]string {
 	return out
 }
 
+// expectAsked checks the scopes of the token requests since the last
+// take, in any order of requests.
+func (tr *tokenRegistry) expectAsked(t *testing.T, want ...[]string) {
+	t.Helper()
+	slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
+	if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
+		t.Errorf("token requests (-want +got):\n%s", diff)
+	}
+}
+
+// bearerFleet pushes n repositories to a new tokenRegistry, then makes it
+// behave as misbehave says (closed to requests without a token, at
+// least), and returns a Remote that expects them.
+func bearerFleet(t *testing.T, prefix string, n int, misbehave func(*tokenRegistry)) (*tokenRegistry, []string, *Remote, *counter) {
+	t.Helper()
+	tr := newTokenRegistry(t)
+	repos := fleet(t, tr.host, prefix, n)
+	tr.set(func(tr *tokenRegistry) {
+		tr.open = false
+		if misbehave != nil {
+			misbehave(tr)
+		}
+	})
+	r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+	return tr, repos, r, c
+}
+
 func scopesOf(repos ...string) []string {
 	var out []string
 	for _, r := range repos {
@@ -245,19 +272,12 @@ func TestSessionBearer(t *testing.T) {
 
 	t.Run("one token for the fleet", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/fleet", 30)
-		tr.set(func(tr *tokenRegistry) { tr.open = false })
-		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		tr, repos, r, c := bearerFleet(t, "bearer/fleet", 30, nil)
 		readAll(t, r, repos)
 		// 30 repositories: batches of 25 and 5, in the order given; no
 		// request is challenged.
 		c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "token": 2, "tags list": 30, "manifest GET": 30, "blob GET": 30})
-		want := [][]string{scopesOf(repos[:25]...), scopesOf(repos[25:]...)}
-		slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
-		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
-			t.Errorf("token requests (-want +got):\n%s", diff)
-		}
+		tr.expectAsked(t, scopesOf(repos[:25]...), scopesOf(repos[25:]...))
 
 		// A repository not expected gets its own token.
 		tr.set(func(tr *tokenRegistry) { tr.open = true })
@@ -265,17 +285,12 @@ func TestSessionBearer(t *testing.T) {
 		tr.set(func(tr *tokenRegistry) { tr.open = false })
 		readAll(t, r, other)
 		c.expect(t, "not expected", map[string]int{"token": 1, "tags list": 1, "manifest GET": 1, "blob GET": 1})
-		if diff := cmp.Diff([][]string{scopesOf(other...)}, tr.takeAsked()); diff != "" {
-			t.Errorf("token requests (-want +got):\n%s", diff)
-		}
+		tr.expectAsked(t, scopesOf(other...))
 	})
 
 	t.Run("the next batch ahead", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/ahead", 60) // batches of 25, 25, 10
-		tr.set(func(tr *tokenRegistry) { tr.open = false })
-		r, _ := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		tr, repos, r, _ := bearerFleet(t, "bearer/ahead", 60, nil) // batches of 25, 25, 10
 		readAll(t, r, repos[:2])
 		// The second batch's token is asked for in the background when the
 		// first is used; the third is not, until the second is used.
@@ -291,19 +306,12 @@ func TestSessionBearer(t *testing.T) {
 			}
 		}
 		readAll(t, r, repos[2:25])
-		want := [][]string{scopesOf(repos[:25]...), scopesOf(repos[25:50]...)}
-		slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
-		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
-			t.Errorf("token requests (-want +got):\n%s", diff)
-		}
+		tr.expectAsked(t, scopesOf(repos[:25]...), scopesOf(repos[25:50]...))
 	})
 
 	t.Run("expired", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/expired", 2)
-		tr.set(func(tr *tokenRegistry) { tr.open = false })
-		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		tr, repos, r, c := bearerFleet(t, "bearer/expired", 2, nil)
 		if _, err := r.Tags(ctx, repos[0]); err != nil {
 			t.Fatal(err)
 		}
@@ -319,26 +327,16 @@ func TestSessionBearer(t *testing.T) {
 
 	t.Run("token server refuses several scopes", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/refused", 3)
-		tr.set(func(tr *tokenRegistry) { tr.open, tr.refuseMany = false, true })
-		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		tr, repos, r, c := bearerFleet(t, "bearer/refused", 3, func(tr *tokenRegistry) { tr.refuseMany = true })
 		readAll(t, r, repos)
 		// The batch once, refused; then each repository alone.
 		c.expect(t, "refused batch", map[string]int{"ping https": 1, "ping http": 1, "token": 4, "tags list": 3, "manifest GET": 3, "blob GET": 3})
-		want := [][]string{scopesOf(repos[0]), scopesOf(repos[1]), scopesOf(repos[2]), scopesOf(repos...)}
-		slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
-		if diff := cmp.Diff(want, tr.takeAsked()); diff != "" {
-			t.Errorf("token requests (-want +got):\n%s", diff)
-		}
+		tr.expectAsked(t, scopesOf(repos[0]), scopesOf(repos[1]), scopesOf(repos[2]), scopesOf(repos...))
 	})
 
 	t.Run("token server broken", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/broken", 3)
-		tr.set(func(tr *tokenRegistry) { tr.open, tr.broken = false, true })
-		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		tr, repos, r, c := bearerFleet(t, "bearer/broken", 3, func(tr *tokenRegistry) { tr.broken = true })
 		for _, repo := range repos {
 			_, err := r.Tags(ctx, repo)
 			if err == nil || !strings.Contains(err.Error(), "authenticating with "+tr.host) {
@@ -352,10 +350,7 @@ func TestSessionBearer(t *testing.T) {
 
 	t.Run("access_token alone", func(t *testing.T) {
 		t.Parallel()
-		tr := newTokenRegistry(t)
-		repos := fleet(t, tr.host, "bearer/oauth", 2)
-		tr.set(func(tr *tokenRegistry) { tr.open, tr.accessOnly = false, true })
-		r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+		_, repos, r, c := bearerFleet(t, "bearer/oauth", 2, func(tr *tokenRegistry) { tr.accessOnly = true })
 		readAll(t, r, repos)
 		c.expect(t, "access_token", map[string]int{"ping https": 1, "ping http": 1, "token": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
 	})
