@@ -169,7 +169,15 @@ type SourceError struct {
 	Err    error
 }
 
-func (e *SourceError) Error() string { return e.Source + ": " + e.Err.Error() }
+// Error names the source, unless the error begins with its name already
+// (host adapters say "host h1 (unix:///…): …").
+func (e *SourceError) Error() string {
+	msg := e.Err.Error()
+	if strings.HasPrefix(msg, e.Source+" ") || strings.HasPrefix(msg, e.Source+":") {
+		return msg
+	}
+	return e.Source + ": " + msg
+}
 func (e *SourceError) Unwrap() error { return e.Err }
 
 // Created renders a date for output, or "".

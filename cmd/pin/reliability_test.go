@@ -498,7 +498,7 @@ func TestHostFaults(t *testing.T) {
 				t.Fatalf("exit %d, want 3", r.code)
 			}
 			noRawControls(t, "resolve", r.stdout+r.stderr)
-			for _, w := range append(tc.want, `module "bad": host broken: host broken (`+addr+`): `, "pin.lock.hcl left unchanged") {
+			for _, w := range append(tc.want, `module "bad": host broken (`+addr+`): `, "pin.lock.hcl left unchanged") {
 				if !strings.Contains(r.stderr, w) {
 					t.Errorf("stderr lacks %q", w)
 				}
@@ -798,7 +798,7 @@ func TestTimeouts(t *testing.T) {
 		silent := faultproxy.SilentEngine(t)
 		hostFaultDir(t, dir, repo, silent, "1.1")
 		p := startPin(t, bin, dir, "resolve", cache, "--timeout=2s")
-		check(t, dir, p, before, `module "bad": host broken: host broken (`+silent+`): reading engine info: `, "context deadline exceeded",
+		check(t, dir, p, before, `module "bad": host broken (`+silent+`): reading engine info: `, "context deadline exceeded",
 			"good (at-least-running): update", "new      1.1@")
 	})
 }
