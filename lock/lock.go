@@ -434,7 +434,13 @@ func Load(path string) (*Lock, []byte, hcl.Diagnostics) {
 // Save writes the lock to path atomically, and only when its bytes differ
 // from what the file holds. It reports whether it wrote.
 func Save(path string, l *Lock) (bool, error) {
-	b := Format(l)
+	return WriteFile(path, Format(l))
+}
+
+// WriteFile is Save for a lock already formatted: b is Format's output,
+// written atomically (a temporary file in the lock's own folder, renamed
+// over it) and only when it differs from what the file holds.
+func WriteFile(path string, b []byte) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
 		return false, nil
 	}

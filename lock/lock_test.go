@@ -159,6 +159,10 @@ func TestSaveOnlyOnChangeAndAtomically(t *testing.T) {
 	if err != nil || wrote {
 		t.Fatalf("unchanged save: wrote=%v err=%v", wrote, err)
 	}
+	// The bytes pin resolve formatted once, to compare and to write.
+	if wrote, err = WriteFile(p, Format(sample())); err != nil || wrote {
+		t.Fatalf("unchanged WriteFile: wrote=%v err=%v", wrote, err)
+	}
 	st2, _ := os.Stat(p)
 	if !st1.ModTime().Equal(st2.ModTime()) {
 		t.Error("an unchanged lock was rewritten")

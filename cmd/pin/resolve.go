@@ -142,7 +142,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 
 	written := false
 	if complete && changed && !o.Check {
-		if _, err := lock.Save(o.Lock, plan.Lock()); err != nil {
+		if _, err := lock.WriteFile(o.Lock, newBytes); err != nil {
 			return withCode(exitInput, err)
 		}
 		written = true

@@ -137,7 +137,7 @@ func targets(cfg config, results []result, lockCPU time.Duration) string {
 	}
 	fmt.Fprintf(&b, "- peak RSS ≤ 50 MiB: %.1f MiB at most: %s\n", float64(peak)/(1<<20), mark(peak <= 50<<20))
 	if lockCPU > 0 {
-		fmt.Fprintf(&b, "- the lock written in under a second of CPU: formatting and saving it took %s of CPU at most (pinprof, below; pin resolve formats it twice, once to compare and once in lock.Save): %s\n",
+		fmt.Fprintf(&b, "- the lock written in under a second of CPU: formatting and saving it took %s of CPU at most (pinprof, below; pin resolve formats it once, to compare and to write): %s\n",
 			secs(lockCPU), mark(lockCPU < time.Second))
 	}
 	fmt.Fprintf(&b, "- the whole pin resolve process, for comparison: %s of CPU at most (network, catalogue, lock and plan rendering included)\n", secs(cpu))
