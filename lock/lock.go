@@ -437,6 +437,34 @@ func Save(path string, l *Lock) (bool, error) {
 	return WriteFile(path, Format(l))
 }
 
+// RemoveStale removes the temporary files that writes of the lock at path
+// left in its folder when they were killed before renaming them (renameio
+// names them "." + the lock's name + a random number), and returns the
+// paths removed. Only call it while no write of that lock can be under way:
+// pin holds a lock on the folder.
+func RemoveStale(path string) ([]string, error) {
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, p)
+	}
+	return removed, errors.Join(errs...)
+}
+
 // WriteFile is Save for a lock already formatted: b is Format's output,
 // written atomically (a temporary file in the lock's own folder, renamed
 // over it) and only when it differs from what the file holds.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,4 +200,49 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("format not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
 		}
 	})
+}
+
+// TestRemoveStale: the temporary files of killed writes go; anything else
+// in the folder stays.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, DefaultPath)
+	files := map[string]bool{ // name → removed
+		DefaultPath:                      false,
+		"." + DefaultPath + "4417286590": true,
+		"." + DefaultPath + "12":         true,
+		"." + DefaultPath:                false,
+		"." + DefaultPath + "x12":        false,
+		"." + DefaultPath + ".bak":       false,
+		"other.hcl1234":                  false,
+	}
+	for f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "."+DefaultPath+"99"), 0o755) // not a file
+	removed, err := RemoveStale(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for f, gone := range files {
+		_, err := os.Stat(filepath.Join(dir, f))
+		if gone {
+			want = append(want, filepath.Join(dir, f))
+			if err == nil {
+				t.Errorf("%s was left", f)
+			}
+		} else if err != nil {
+			t.Errorf("%s was removed", f)
+		}
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "."+DefaultPath+"99")); err != nil {
+		t.Error("a folder was removed")
+	}
 }

@@ -100,6 +100,30 @@ func TestResolveIncident(t *testing.T) {
 	golden(t, "incident.plan.json", r.stdout)
 }
 
+// TestResolveRemovesStaleTemp: a temporary file that a killed run left
+// beside the lock is removed by the next run that writes the lock, and -v
+// says so; --check leaves it.
+func TestResolveRemovesStaleTemp(t *testing.T) {
+	dir := incidentDir(t, nil)
+	stale := filepath.Join(dir, ".pin.lock.hcl8675309")
+	if err := os.WriteFile(stale, []byte("module"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := pin(t, dir, "resolve", "--check"); r.code != 1 {
+		t.Fatalf("--check: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("--check removed %s: %v", stale, err)
+	}
+	r := pin(t, dir, "resolve", "-v")
+	if r.code != 0 || !strings.Contains(r.stderr, "pin: removed "+filepath.Base(stale)+", left by a run that was killed") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("%s is still there: %v", stale, err)
+	}
+}
+
 func TestResolveCheckReportsChange(t *testing.T) {
 	dir := incidentDir(t, nil)
 	r := pin(t, dir, "resolve", "--check")

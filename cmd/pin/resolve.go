@@ -142,6 +142,16 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 
 	written := false
 	if complete && changed && !o.Check {
+		// What killed writes left beside the lock goes first: the folder
+		// is ours while we hold its lock.
+		if removed, err := lock.RemoveStale(o.Lock); o.Verbose {
+			for _, p := range removed {
+				fmt.Fprintf(s.Err, "pin: removed %s, left by a run that was killed while it wrote the lock\n", sanitize(p))
+			}
+			if err != nil {
+				fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
+			}
+		}
 		if _, err := lock.WriteFile(o.Lock, newBytes); err != nil {
 			return withCode(exitInput, err)
 		}
