@@ -74,7 +74,8 @@ type RemoteOptions struct {
 	Insecure bool
 	// Keychain finds credentials; nil means authn.DefaultKeychain (the
 	// Docker config at $DOCKER_CONFIG or ~/.docker, and its credential
-	// helpers).
+	// helpers). It is asked once per run, for the registry asked (not
+	// per repository).
 	Keychain authn.Keychain
 	// Concurrency bounds the requests in flight to the registry, from
 	// sending the request until its response body is closed (default 8).
@@ -518,6 +519,12 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	// better message).
 	if scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "basic") && !realmAllowed(req.URL, g.host) {
 		return nil, fmt.Errorf("sending the credentials of %s to %s refused: %w", g.host, req.URL.Host, ErrRefused)
+	}
+	// pin only reads: the one request with a body is an OAuth2 token
+	// request, whose body holds a refresh token or a password. It goes
+	// where credentials may go, redirected or not.
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && !realmAllowed(req.URL, g.host) {
+		return nil, fmt.Errorf("%s %s refused: only the registry and its token server get more than a GET: %w", req.Method, req.URL.Host, ErrRefused)
 	}
 	return g.next.RoundTrip(req)
 }

@@ -425,7 +425,14 @@ func TestRemoteTags(t *testing.T) {
 // has a Link, even when nothing follows (some registries do this).
 func pagingTags(t *testing.T, tags []string, linkOnFullPage bool) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(pagingHandler(tags, linkOnFullPage))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// pagingHandler serves the tag list of remote/paged, as pagingTags says.
+func pagingHandler(tags []string, linkOnFullPage bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/v2/":
 			return
@@ -453,9 +460,37 @@ func pagingTags(t *testing.T, tags []string, linkOnFullPage bool) string {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"name": "remote/paged", "tags": page})
-	}))
+	})
+}
+
+// TestRemoteTagsPagedHTTPS: a loopback registry that speaks https (the
+// ping finds it so; go-containerregistry would use plain http there) is
+// asked over https, every page of its tag list included.
+func TestRemoteTagsPagedHTTPS(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for i := range 250 {
+		want = append(want, fmt.Sprintf("t%03d", i))
+	}
+	srv := httptest.NewTLSServer(pagingHandler(want, false))
 	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
+	host := strings.TrimPrefix(srv.URL, "https://")
+	c := &counter{next: srv.Client().Transport, n: map[string]int{}}
+	r := NewRemote(RemoteOptions{Host: host, PageSize: 100, Transport: c, Keychain: anonymous})
+	got, err := r.Tags(context.Background(), host+"/remote/paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Tags (-want +got):\n%s", diff)
+	}
+	sent := slices.Clone(c.log)
+	c.expect(t, "tags over https", map[string]int{"ping https": 1, "tags list": 3})
+	for _, l := range sent {
+		if !strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(l, "GET "), "HEAD "), "https://") {
+			t.Errorf("sent over plain http: %s", l)
+		}
+	}
 }
 
 func TestRemoteTagsPaged(t *testing.T) {
@@ -897,19 +932,30 @@ func TestGuard(t *testing.T) {
 		host      string
 		allowHTTP bool
 		refused   bool
+		method    string
 	}{
-		{"https://10.0.0.5/v2/", "10.0.0.5", false, false},
-		{"http://10.0.0.5/v2/", "10.0.0.5", false, true}, // ggcr's private-address fallback
-		{"http://192.168.1.2:5000/v2/", "192.168.1.2:5000", false, true},
-		{"http://registry.example.org/v2/", "registry.example.org", true, false},
-		{"http://auth.example.org/token", "registry.example.org", true, true}, // insecure is for this registry only
-		{"http://127.0.0.1:5000/v2/", "registry.example.org", false, false},
-		{"http://127.1.2.3:5000/v2/", "registry.example.org", false, false},
-		{"http://[::1]:5000/v2/", "registry.example.org", false, false},
-		{"http://localhost:5000/v2/", "registry.example.org", false, false},
+		{"https://10.0.0.5/v2/", "10.0.0.5", false, false, ""},
+		{"http://10.0.0.5/v2/", "10.0.0.5", false, true, ""}, // ggcr's private-address fallback
+		{"http://192.168.1.2:5000/v2/", "192.168.1.2:5000", false, true, ""},
+		{"http://registry.example.org/v2/", "registry.example.org", true, false, ""},
+		{"http://auth.example.org/token", "registry.example.org", true, true, ""}, // insecure is for this registry only
+		{"http://127.0.0.1:5000/v2/", "registry.example.org", false, false, ""},
+		{"http://127.1.2.3:5000/v2/", "registry.example.org", false, false, ""},
+		{"http://[::1]:5000/v2/", "registry.example.org", false, false, ""},
+		{"http://localhost:5000/v2/", "registry.example.org", false, false, ""},
+		// An OAuth2 token POST (a refresh token in its body) goes to the
+		// registry or its token server only, even redirected.
+		{"https://auth.docker.io/token", "index.docker.io", false, false, http.MethodPost},
+		{"https://registry.example.org/oauth2/token", "registry.example.org", false, false, http.MethodPost},
+		{"https://elsewhere.example.net/token", "index.docker.io", false, true, http.MethodPost},
+		{"https://elsewhere.example.net/blob", "index.docker.io", false, false, http.MethodGet},
 	} {
 		g := &guard{next: ok, host: tc.host, allowHTTP: tc.allowHTTP}
-		req, _ := http.NewRequest(http.MethodGet, tc.url, nil)
+		method := tc.method
+		if method == "" {
+			method = http.MethodGet
+		}
+		req, _ := http.NewRequest(method, tc.url, nil)
 		_, err := g.RoundTrip(req)
 		if (err != nil) != tc.refused {
 			t.Errorf("%s (registry %s, insecure %v): err = %v, want refused %v", tc.url, tc.host, tc.allowHTTP, err, tc.refused)

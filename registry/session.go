@@ -58,11 +58,21 @@ type session struct {
 	batchOf map[string]*grant // repository (as asked) → the token that covers it
 }
 
-// grant is one token, for one or more repositories.
+// grant is one token, for one or more repositories. It is the
+// http.RoundTripper of their requests: it sends the token with each, and
+// when the registry challenges one (the token expired), it takes a new
+// token for all its scopes, once for all the requests challenged with the
+// same token, and sends the request again.
 type grant struct {
+	s      *session
 	scopes []string
-	gate   gate
-	rt     http.RoundTripper
+	gate   gate // the first token
+
+	mu    sync.Mutex // guards tok
+	tok   string
+	fixed bool       // the Docker config's registry token: not renewed
+	renew sync.Mutex // one renewal at a time
+
 	// next is the batch after this one: its token is asked for in the
 	// background as soon as this one is first used, so that the modules
 	// resolved next do not all wait for it.
@@ -74,7 +84,7 @@ func newSession(reg name.Registry, keychain authn.Keychain, next http.RoundTripp
 	s := &session{reg: reg, keychain: keychain, next: next, batchOf: map[string]*grant{}}
 	var prev *grant
 	for _, scopes := range batches(expected) {
-		g := &grant{scopes: scopes}
+		g := &grant{s: s, scopes: scopes}
 		for _, sc := range scopes {
 			s.batchOf[repoOfScope(sc)] = g
 		}
@@ -134,26 +144,46 @@ func (s *session) prepare(ctx context.Context, repo string) (http.RoundTripper, 
 	if g.next != nil {
 		g.ahead.Do(func() {
 			next := g.next
-			go next.gate.do(context.WithoutCancel(ctx), func(ctx context.Context) error { return s.exchange(ctx, next) })
+			go next.gate.do(context.WithoutCancel(ctx), next.first)
 		})
 	}
-	err := g.gate.do(ctx, func(ctx context.Context) error { return s.exchange(ctx, g) })
+	err := g.gate.do(ctx, g.first)
 	if len(g.scopes) > 1 && refused(err) {
 		// The token server refused the batch (a scope it would not grant
 		// may fail the whole request): this repository asks alone.
 		g = s.grantFor(repo, true)
-		err = g.gate.do(ctx, func(ctx context.Context) error { return s.exchange(ctx, g) })
+		err = g.gate.do(ctx, g.first)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return g.rt, nil
+	return g, nil
 }
 
-// refused reports whether a token server answered with a 4xx status.
+// refused reports whether a token server refused a request as such (400,
+// 403), rather than failing it (5xx), limiting its rate (429) or refusing
+// the credentials (401), which asking for fewer scopes would not mend.
 func refused(err error) bool {
 	var terr *transport.Error
-	return errors.As(err, &terr) && terr.StatusCode >= 400 && terr.StatusCode < 500
+	return errors.As(err, &terr) && (terr.StatusCode == http.StatusBadRequest || terr.StatusCode == http.StatusForbidden)
+}
+
+// lasting reports whether a failure would come again within the run, and
+// so is kept: a refusal of pin's own (ErrRefused), the credentials that
+// cannot be read, or a 4xx answer other than 408 and 429. Timeouts,
+// network errors and 5xx answers (already retried) are not kept: the next
+// caller tries again.
+func lasting(err error) bool {
+	var terr *transport.Error
+	var kerr keychainError
+	switch {
+	case errors.Is(err, ErrRefused), errors.As(err, &kerr):
+		return true
+	case errors.As(err, &terr):
+		c := terr.StatusCode
+		return c >= 400 && c < 500 && c != http.StatusRequestTimeout && c != http.StatusTooManyRequests
+	}
+	return false
 }
 
 // grantFor is the token that covers repo: its batch's, or (alone, or not
@@ -167,7 +197,7 @@ func (s *session) grantFor(repo string, alone bool) *grant {
 		if repo != "" {
 			scopes = []string{pullScope(repo)}
 		}
-		g = &grant{scopes: scopes}
+		g = &grant{s: s, scopes: scopes}
 		s.batchOf[repo] = g
 	}
 	return g
@@ -195,30 +225,93 @@ func (s *session) handshake(ctx context.Context) error {
 	return nil
 }
 
-// exchange takes the token of g from the registry's token server, or uses
-// the registry token the Docker config holds.
-func (s *session) exchange(ctx context.Context, g *grant) error {
-	cfg, err := authn.Authorization(ctx, s.auth)
+// first takes g's first token.
+func (g *grant) first(ctx context.Context) error {
+	tok, err := g.s.token(ctx, g)
 	if err != nil {
 		return err
 	}
-	tok := &transport.Token{Token: cfg.RegistryToken}
-	if tok.Token == "" {
-		tok, err = transport.Exchange(ctx, s.reg, s.auth, s.next, g.scopes, s.challenge)
-		if err != nil {
-			return fmt.Errorf("authenticating with %s: %w", s.reg.RegistryStr(), err)
-		}
-		if tok.Token == "" {
-			tok.Token = tok.AccessToken // OAuth2 servers answer access_token alone
-		}
-	}
-	// When the token expires the registry challenges again, and the
-	// transport takes a new one for the repository challenged.
-	g.rt, err = transport.FromToken(s.reg, s.auth, s.next, s.challenge, tok)
-	if err != nil {
-		return fmt.Errorf("authenticating with %s: %w", s.reg.RegistryStr(), err)
-	}
+	g.mu.Lock()
+	g.tok = tok
+	g.mu.Unlock()
 	return nil
+}
+
+// token takes a token for g's scopes from the registry's token server, or
+// uses the registry token the Docker config holds.
+func (s *session) token(ctx context.Context, g *grant) (string, error) {
+	cfg, err := authn.Authorization(ctx, s.auth)
+	if err != nil {
+		return "", keychainError{err}
+	}
+	if cfg.RegistryToken != "" {
+		g.fixed = true
+		return cfg.RegistryToken, nil
+	}
+	tok, err := transport.Exchange(ctx, s.reg, s.auth, s.next, g.scopes, s.challenge)
+	if err != nil {
+		return "", fmt.Errorf("authenticating with %s: %w", s.reg.RegistryStr(), err)
+	}
+	if tok.Token != "" {
+		return tok.Token, nil
+	}
+	return tok.AccessToken, nil // OAuth2 servers answer access_token alone
+}
+
+// RoundTrip sends req (to the registry, GET or HEAD) with g's token, and
+// once more with a new token when the registry challenges it.
+func (g *grant) RoundTrip(req *http.Request) (*http.Response, error) {
+	g.mu.Lock()
+	tok := g.tok
+	g.mu.Unlock()
+	resp, err := g.s.next.RoundTrip(withBearer(req, tok))
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || g.fixed ||
+		(req.Body != nil && req.Body != http.NoBody) || !bearerChallenge(resp) {
+		return resp, err
+	}
+	fresh, err := g.renewFrom(req.Context(), tok)
+	if err != nil {
+		return resp, nil // the registry's own answer says more
+	}
+	resp.Body.Close()
+	return g.s.next.RoundTrip(withBearer(req, fresh))
+}
+
+// renewFrom replaces the token stale with a new one for all of g's scopes,
+// unless another request has already replaced it.
+func (g *grant) renewFrom(ctx context.Context, stale string) (string, error) {
+	g.renew.Lock()
+	defer g.renew.Unlock()
+	g.mu.Lock()
+	cur := g.tok
+	g.mu.Unlock()
+	if cur != stale {
+		return cur, nil
+	}
+	tok, err := g.s.token(ctx, g)
+	if err != nil {
+		return "", err
+	}
+	g.mu.Lock()
+	g.tok = tok
+	g.mu.Unlock()
+	return tok, nil
+}
+
+func withBearer(req *http.Request, tok string) *http.Request {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+tok)
+	return req
+}
+
+// bearerChallenge reports whether a 401 asks for a Bearer token.
+func bearerChallenge(resp *http.Response) bool {
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		if scheme, _, _ := strings.Cut(strings.TrimSpace(v), " "); strings.EqualFold(scheme, "bearer") {
+			return true
+		}
+	}
+	return false
 }
 
 // RoundTrip sends a request of the Puller's with the session's scheme and
@@ -232,13 +325,21 @@ func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.URL.Scheme != s.scheme {
-		u := *req.URL
-		u.Scheme = s.scheme
-		req = req.Clone(req.Context())
-		req.URL = &u
+	if req.URL.Scheme == s.scheme {
+		return rt.RoundTrip(req)
 	}
-	return rt.RoundTrip(req)
+	orig := req
+	u := *req.URL
+	u.Scheme = s.scheme
+	req = req.Clone(req.Context())
+	req.URL = &u
+	resp, err := rt.RoundTrip(req)
+	if resp != nil {
+		// go-containerregistry resolves a tag list's next page against
+		// the request, and wants the scheme it asked with.
+		resp.Request = orig
+	}
+	return resp, err
 }
 
 // repoOfPath is the repository a /v2/<name>/{tags,manifests,blobs}/…
@@ -251,44 +352,69 @@ func repoOfPath(path string) string {
 	if r, ok := strings.CutSuffix(rest, "/tags/list"); ok {
 		return r
 	}
-	for _, sep := range []string{"/manifests/", "/blobs/"} {
-		if i := strings.LastIndex(rest, sep); i > 0 {
-			return rest[:i]
-		}
+	// The rightmost of either: a repository may have a component named
+	// "manifests" or "blobs"; a tag or digest has no "/".
+	i := max(strings.LastIndex(rest, "/manifests/"), strings.LastIndex(rest, "/blobs/"))
+	if i > 0 {
+		return rest[:i]
 	}
 	return ""
 }
 
-// gate runs a function until it has run to an answer once, and keeps that
-// answer, error or not, for the run; only a caller's own cancellation or
-// deadline is not kept, so that the next caller tries again. Callers wait
-// for the one running, or for their context.
+// gate runs a function once for all the callers that come while it runs,
+// and keeps its answer for the run when that is a success or a lasting
+// failure; after a passing failure (a timeout, a network error, a 5xx) the
+// next caller runs it again. A run whose own caller gave up (its context
+// ended) is run again by a caller still waiting.
 type gate struct {
-	sem  chan struct{} // holds one token while the function runs
-	once sync.Once
-	done atomic.Bool // set after err
+	mu   sync.Mutex
+	kept atomic.Bool // err is the answer for the run
 	err  error
+	call *attempt // the run under way, or nil
+}
+
+type attempt struct {
+	done   chan struct{}
+	err    error
+	gaveUp bool // its caller's context ended
 }
 
 func (g *gate) do(ctx context.Context, f func(context.Context) error) error {
-	if g.done.Load() {
-		return g.err
+	for {
+		if g.kept.Load() {
+			return g.err
+		}
+		g.mu.Lock()
+		if g.kept.Load() {
+			g.mu.Unlock()
+			return g.err
+		}
+		if a := g.call; a != nil {
+			g.mu.Unlock()
+			select {
+			case <-a.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if a.gaveUp {
+				continue
+			}
+			return a.err
+		}
+		a := &attempt{done: make(chan struct{})}
+		g.call = a
+		g.mu.Unlock()
+
+		a.err = f(ctx)
+		a.gaveUp = a.err != nil && ctx.Err() != nil
+		g.mu.Lock()
+		g.call = nil
+		if a.err == nil || (!a.gaveUp && lasting(a.err)) {
+			g.err = a.err
+			g.kept.Store(true)
+		}
+		g.mu.Unlock()
+		close(a.done)
+		return a.err
 	}
-	g.once.Do(func() { g.sem = make(chan struct{}, 1) })
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-g.sem }()
-	if g.done.Load() {
-		return g.err
-	}
-	err := f(ctx)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	g.err = err
-	g.done.Store(true)
-	return err
 }

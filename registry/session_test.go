@@ -132,7 +132,7 @@ type tokenRegistry struct {
 
 	// Ways to misbehave, set by tests.
 	refuseMany  bool // a token request for several scopes is refused
-	broken      bool // the token server answers 501
+	tokenStatus int  // the token server answers this status, when set
 	accessOnly  bool // the token is in access_token alone
 	registryTok string
 }
@@ -175,8 +175,8 @@ func (tr *tokenRegistry) token(w http.ResponseWriter, r *http.Request) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.asked = append(tr.asked, scopes)
-	if tr.broken {
-		w.WriteHeader(http.StatusNotImplemented)
+	if tr.tokenStatus != 0 {
+		w.WriteHeader(tr.tokenStatus)
 		return
 	}
 	if tr.refuseMany && len(scopes) > 1 {
@@ -323,6 +323,13 @@ func TestSessionBearer(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.expect(t, "expired", map[string]int{"token": 1, "tags list": 2})
+		// The new token covers the whole batch: the other repository
+		// is read with it, unchallenged.
+		if _, err := r.Tags(ctx, repos[1]); err != nil {
+			t.Fatal(err)
+		}
+		c.expect(t, "the batch's other repository", map[string]int{"tags list": 1})
+		tr.takeAsked()
 	})
 
 	t.Run("token server refuses several scopes", func(t *testing.T) {
@@ -334,19 +341,35 @@ func TestSessionBearer(t *testing.T) {
 		tr.expectAsked(t, scopesOf(repos[0]), scopesOf(repos[1]), scopesOf(repos[2]), scopesOf(repos...))
 	})
 
-	t.Run("token server broken", func(t *testing.T) {
-		t.Parallel()
-		tr, repos, r, c := bearerFleet(t, "bearer/broken", 3, func(tr *tokenRegistry) { tr.broken = true })
-		for _, repo := range repos {
-			_, err := r.Tags(ctx, repo)
-			if err == nil || !strings.Contains(err.Error(), "authenticating with "+tr.host) {
-				t.Errorf("Tags(%s) = %v, want an error authenticating", repo, err)
+	for _, tc := range []struct {
+		name   string
+		status int
+		tokens int
+	}{
+		// A failure that may pass is tried again by the next module, for
+		// the whole batch; one that lasts (the credentials refused) is
+		// kept for the run. Neither is asked for again per repository,
+		// as a refused batch is.
+		{"token server fails", http.StatusNotImplemented, 3},
+		{"token server refuses the credentials", http.StatusUnauthorized, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr, repos, r, c := bearerFleet(t, "bearer/broken", 3, func(tr *tokenRegistry) { tr.tokenStatus = tc.status })
+			for _, repo := range repos {
+				_, err := r.Tags(ctx, repo)
+				if err == nil || !strings.Contains(err.Error(), "authenticating with "+tr.host) {
+					t.Errorf("Tags(%s) = %v, want an error authenticating", repo, err)
+				}
 			}
-		}
-		// Asked once for the batch; a server that fails is not asked again
-		// for each repository, as one that refuses a batch is.
-		c.expect(t, "broken", map[string]int{"ping https": 1, "ping http": 1, "token": 1})
-	})
+			c.expect(t, "broken", map[string]int{"ping https": 1, "ping http": 1, "token": tc.tokens})
+			var want [][]string
+			for range tc.tokens {
+				want = append(want, scopesOf(repos...))
+			}
+			tr.expectAsked(t, want...)
+		})
+	}
 
 	t.Run("access_token alone", func(t *testing.T) {
 		t.Parallel()
@@ -416,12 +439,14 @@ func TestBatches(t *testing.T) {
 // TestRepoOfPath names the repository of the distribution API's paths.
 func TestRepoOfPath(t *testing.T) {
 	for path, want := range map[string]string{
-		"/v2/":                            "",
-		"/v2/a/b/tags/list":               "a/b",
-		"/v2/a/manifests/1.0":             "a",
-		"/v2/a/manifests/b/manifests/1.0": "a/manifests/b",
-		"/v2/a/blobs/sha256:00":           "a",
-		"/token":                          "",
+		"/v2/":                             "",
+		"/v2/a/b/tags/list":                "a/b",
+		"/v2/a/manifests/1.0":              "a",
+		"/v2/a/manifests/b/manifests/1.0":  "a/manifests/b",
+		"/v2/a/blobs/sha256:00":            "a",
+		"/v2/a/manifests/b/blobs/sha256:0": "a/manifests/b",
+		"/v2/a/blobs/b/manifests/1.0":      "a/blobs/b",
+		"/token":                           "",
 	} {
 		if got := repoOfPath(path); got != want {
 			t.Errorf("repoOfPath(%q) = %q, want %q", path, got, want)
