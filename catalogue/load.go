@@ -36,7 +36,7 @@ var (
 		{Name: "kubernetes"},
 	}}
 	registrySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "mirror"}, {Name: "insecure"},
+		{Name: "mirror"}, {Name: "insecure"}, {Name: "token_hosts"},
 	}}
 	moduleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
@@ -309,6 +309,12 @@ func (l *loader) registry(b *hcl.Block, dir string) hcl.Diagnostics {
 	var mirror string
 	diags = append(diags, str(content.Attributes["mirror"], &mirror)...)
 	diags = append(diags, boolean(content.Attributes["insecure"], &r.Insecure)...)
+	diags = append(diags, strList(content.Attributes["token_hosts"], &r.TokenHosts)...)
+	for _, h := range r.TokenHosts {
+		if _, err := name.NewRegistry(h, name.StrictValidation); err != nil || strings.ContainsAny(h, "/@?#") || h == "" {
+			diags = append(diags, errorf(content.Attributes["token_hosts"].Expr.Range(), "Invalid token host", "%q is not a host. Write the token server's host (or host:port) alone, such as \"authn.nvidia.com\": it is asked over https.", h))
+		}
+	}
 	if mirror != "" {
 		if IsLayoutPath(mirror) {
 			if !filepath.IsAbs(mirror) {

@@ -107,7 +107,7 @@ func TestGoodCatalogue(t *testing.T) {
 	if r := c.Registry("registry.example.org"); r == nil || r.MirrorLayout != filepath.Join("testdata", "good", "layout") {
 		t.Errorf("registry.example.org = %+v", r)
 	}
-	if r := c.Registry("index.docker.io"); r == nil || r.MirrorHost != "mirror.example.org:5000" {
+	if r := c.Registry("index.docker.io"); r == nil || r.MirrorHost != "mirror.example.org:5000" || len(r.TokenHosts) != 1 || r.TokenHosts[0] != "auth.mirror.example.org" {
 		t.Errorf("docker.io not normalised or mirror host wrong: %+v", c.Registries)
 	}
 	for host, want := range map[string][]string{

@@ -84,8 +84,12 @@ type Registry struct {
 	// MirrorHost is another registry host used instead of the host.
 	MirrorHost string
 	// Insecure allows plain http to this registry (loopback always may).
-	Insecure  bool
-	DeclRange hcl.Range
+	Insecure bool
+	// TokenHosts are hosts, beyond the registry's own and its parent
+	// domain's, that may have its credentials as its token server
+	// (nvcr.io's is authn.nvidia.com).
+	TokenHosts []string
+	DeclRange  hcl.Range
 }
 
 // Pin is what the catalogue author wrote in pin: a tag, a digest or both.

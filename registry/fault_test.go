@@ -433,36 +433,43 @@ func TestRealmAllowed(t *testing.T) {
 	for _, tc := range []struct {
 		realm, registry string
 		ok              bool
+		tokenHosts      []string
 	}{
-		{"https://auth.docker.io/token", "index.docker.io", true},
-		{"https://auth.docker.io/token", "registry-1.docker.io", true},
-		{"https://gitlab.com/jwt/auth", "registry.gitlab.com", true},
-		{"https://gitlab.example.com/jwt/auth", "registry.example.com", true},
-		{"https://ghcr.io/token", "ghcr.io", true},
-		{"https://ghcr.io:443/token", "ghcr.io", true},
-		{"https://quay.io/v2/auth", "quay.io", true},
-		{"https://europe-docker.pkg.dev/v2/token", "europe-docker.pkg.dev", true},
-		{"http://127.0.0.1:5000/token", "127.0.0.1:5000", true},
-		{"https://auth.example.co.uk/token", "registry.example.co.uk", true},
+		{"https://auth.docker.io/token", "index.docker.io", true, nil},
+		{"https://auth.docker.io/token", "registry-1.docker.io", true, nil},
+		{"https://gitlab.com/jwt/auth", "registry.gitlab.com", true, nil},
+		{"https://gitlab.example.com/jwt/auth", "registry.example.com", true, nil},
+		{"https://ghcr.io/token", "ghcr.io", true, nil},
+		{"https://ghcr.io:443/token", "ghcr.io", true, nil},
+		{"https://quay.io/v2/auth", "quay.io", true, nil},
+		{"https://europe-docker.pkg.dev/v2/token", "europe-docker.pkg.dev", true, nil},
+		{"http://127.0.0.1:5000/token", "127.0.0.1:5000", true, nil},
+		{"https://auth.example.co.uk/token", "registry.example.co.uk", true, nil},
 
-		{"https://evil.example/token", "ghcr.io", false},
-		{"https://evil.io/token", "ghcr.io", false},
-		{"http://auth.docker.io/token", "index.docker.io", false}, // plain http elsewhere
-		{"https://docker.io.evil.example/token", "index.docker.io", false},
-		{"https://evildocker.io/token", "index.docker.io", false},
-		{"http://127.0.0.1:6000/token", "127.0.0.1:5000", false},
-		{"http://127.0.0.2:5000/token", "127.0.0.1:5000", false},
-		{"https://10.0.0.1/token", "10.0.0.2", false},
-		{"https://evil.co.uk/token", "example.co.uk", false},
-		{"https://evil.com.au/token", "shop.com.au", false},
-		{"https://authn.nvidia.com/token", "nvcr.io", false}, // refused: see the README
+		{"https://evil.example/token", "ghcr.io", false, nil},
+		{"https://evil.io/token", "ghcr.io", false, nil},
+		{"http://auth.docker.io/token", "index.docker.io", false, nil}, // plain http elsewhere
+		{"https://docker.io.evil.example/token", "index.docker.io", false, nil},
+		{"https://evildocker.io/token", "index.docker.io", false, nil},
+		{"http://127.0.0.1:6000/token", "127.0.0.1:5000", false, nil},
+		{"http://127.0.0.2:5000/token", "127.0.0.1:5000", false, nil},
+		{"https://10.0.0.1/token", "10.0.0.2", false, nil},
+		{"https://evil.co.uk/token", "example.co.uk", false, nil},
+		{"https://evil.com.au/token", "shop.com.au", false, nil},
+		{"https://authn.nvidia.com/token", "nvcr.io", false, nil}, // unless the catalogue says so:
+		{"https://authn.nvidia.com/token", "nvcr.io", true, []string{"authn.nvidia.com"}},
+		{"https://authn.nvidia.com:443/token", "nvcr.io", true, []string{"AUTHN.nvidia.com"}},
+		{"https://authn.nvidia.com:8443/token", "nvcr.io", false, []string{"authn.nvidia.com"}},
+		{"http://authn.nvidia.com/token", "nvcr.io", false, []string{"authn.nvidia.com"}}, // https only
+		{"https://evil.nvidia.com/token", "nvcr.io", false, []string{"authn.nvidia.com"}},
+		{"http://127.0.0.1:6000/token", "127.0.0.1:5000", true, []string{"127.0.0.1:6000"}}, // loopback may be http
 	} {
 		u, err := url.Parse(tc.realm)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := realmAllowed(u, tc.registry); got != tc.ok {
-			t.Errorf("realmAllowed(%s, %s) = %v, want %v", tc.realm, tc.registry, got, tc.ok)
+		if got := realmAllowed(u, tc.registry, tc.tokenHosts); got != tc.ok {
+			t.Errorf("realmAllowed(%s, %s, %v) = %v, want %v", tc.realm, tc.registry, tc.tokenHosts, got, tc.ok)
 		}
 	}
 }

@@ -90,6 +90,11 @@ type RemoteOptions struct {
 	// PageSize is the number of tags asked for per tag-list request
 	// (default 1000).
 	PageSize int
+	// TokenHosts are hosts (host or host:port), other than the registry's
+	// own and those of its parent domain, that may have its credentials as
+	// its token server, over https (or on loopback): nvcr.io's is
+	// authn.nvidia.com. See realmAllowed.
+	TokenHosts []string
 	// Repositories are the repositories (named under Host) the run
 	// expects to read. A registry that hands out Bearer tokens is asked
 	// for one token that covers them all (in batches of 25), rather than
@@ -194,8 +199,8 @@ func NewRemote(opts RemoteOptions) *Remote {
 		// request dumps, with the Authorization header redacted.
 		base = transport.NewLogger(base)
 	}
-	var rt http.RoundTripper = &guard{next: base, host: r.source.RegistryStr(), allowHTTP: plainHTTP}
-	rt = &screen{next: rt, host: r.source.RegistryStr()}
+	var rt http.RoundTripper = &guard{next: base, host: r.source.RegistryStr(), allowHTTP: plainHTTP, tokenHosts: opts.TokenHosts}
+	rt = &screen{next: rt, host: r.source.RegistryStr(), tokenHosts: opts.TokenHosts}
 	rt = &limiter{next: rt, sem: make(chan struct{}, n), timeout: timeout}
 	rt = &retrying{next: rt, attempts: 3, backoff: []time.Duration{time.Second, 3 * time.Second}, maxWait: time.Minute}
 	rt = transport.NewUserAgent(rt, "pin")
@@ -504,9 +509,10 @@ func isLoopback(hostport string) bool {
 // asked when it is insecure. go-containerregistry alone falls back to http
 // for private addresses (10/8, 172.16/12, 192.168/16) too.
 type guard struct {
-	next      http.RoundTripper
-	host      string // host[:port] of the registry asked
-	allowHTTP bool
+	next       http.RoundTripper
+	host       string // host[:port] of the registry asked
+	allowHTTP  bool
+	tokenHosts []string
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -517,13 +523,13 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	// go to the registry, or to its token server when realmAllowed says
 	// so, and nowhere else (screen refuses such a realm earlier, with a
 	// better message).
-	if scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "basic") && !realmAllowed(req.URL, g.host) {
+	if scheme, _, _ := strings.Cut(req.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "basic") && !realmAllowed(req.URL, g.host, g.tokenHosts) {
 		return nil, fmt.Errorf("sending the credentials of %s to %s refused: %w", g.host, req.URL.Host, ErrRefused)
 	}
 	// pin only reads: the one request with a body is an OAuth2 token
 	// request, whose body holds a refresh token or a password. It goes
 	// where credentials may go, redirected or not.
-	if req.Method != http.MethodGet && req.Method != http.MethodHead && !realmAllowed(req.URL, g.host) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && !realmAllowed(req.URL, g.host, g.tokenHosts) {
 		return nil, fmt.Errorf("%s %s refused: only the registry and its token server get more than a GET: %w", req.Method, req.URL.Host, ErrRefused)
 	}
 	return g.next.RoundTrip(req)
@@ -540,12 +546,20 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 // fewer: co.uk, com.au) have no parent domain: only their own host may
 // have their credentials.
 //
+// Beyond these, u may be on one of tokenHosts (host or host:port, from the
+// catalogue's token_hosts), over https or on loopback.
+//
 // go-containerregistry, left alone, sends them to any https realm that is
 // not a private address. The Public Suffix List would draw the line more
 // exactly; pin does without it, and errs on the side of refusing.
-func realmAllowed(u *url.URL, regHost string) bool {
+func realmAllowed(u *url.URL, regHost string, tokenHosts []string) bool {
 	if strings.EqualFold(withPort(u.Host, u.Scheme), withPort(regHost, u.Scheme)) {
 		return true
+	}
+	for _, h := range tokenHosts {
+		if (u.Scheme == "https" || isLoopback(u.Host)) && strings.EqualFold(withPort(u.Host, u.Scheme), withPort(h, u.Scheme)) {
+			return true
+		}
 	}
 	if u.Scheme != "https" {
 		return false
@@ -754,8 +768,9 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 //
 // host is the registry asked (host[:port]).
 type screen struct {
-	next http.RoundTripper
-	host string
+	next       http.RoundTripper
+	host       string
+	tokenHosts []string
 }
 
 func (s *screen) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -800,8 +815,8 @@ func (s *screen) checkChallenge(resp *http.Response) error {
 		if err != nil || u.Host == "" {
 			return fmt.Errorf("%s asks to authenticate at %q, not a URL: %w", s.host, realm, ErrRefused)
 		}
-		if !realmAllowed(u, s.host) {
-			return fmt.Errorf("%s asks to authenticate at %s, which is not on its host: credentials are not sent there: %w", s.host, redactURL(realm), ErrRefused)
+		if !realmAllowed(u, s.host, s.tokenHosts) {
+			return fmt.Errorf("%s asks to authenticate at %s, which is not on its host: credentials are not sent there; if that is the registry's own token server, add token_hosts = [%q] to the catalogue's registry block: %w", s.host, redactURL(realm), u.Host, ErrRefused)
 		}
 	}
 	return nil

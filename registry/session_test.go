@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +125,8 @@ func (k staticKeychain) Resolve(r authn.Resource) (authn.Authenticator, error) {
 // unless the request carries a token that grants the repository; /token,
 // on the registry's own host, grants the scopes asked for.
 type tokenRegistry struct {
-	host string
+	host  string
+	realm string // the token server's URL; on the registry's host unless set
 
 	mu     sync.Mutex
 	grants map[string]map[string]bool // token → repositories
@@ -155,7 +158,13 @@ func (tr *tokenRegistry) wrap(next http.Handler) http.Handler {
 		ok := tr.open || (tr.grants[tok] != nil && (repo == "" || tr.grants[tok][repo])) || (tok != "" && tok == tr.registryTok)
 		tr.mu.Unlock()
 		if !ok {
-			c := fmt.Sprintf(`Bearer realm="http://%s/token",service="test"`, tr.host)
+			tr.mu.Lock()
+			realm := tr.realm
+			tr.mu.Unlock()
+			if realm == "" {
+				realm = "http://" + tr.host + "/token"
+			}
+			c := fmt.Sprintf(`Bearer realm=%q,service="test"`, realm)
 			if repo != "" {
 				c += fmt.Sprintf(`,scope="repository:%s:pull"`, repo)
 			}
@@ -388,6 +397,36 @@ func TestSessionBearer(t *testing.T) {
 		readAll(t, r, repos)
 		c.expect(t, "registry token", map[string]int{"ping https": 1, "ping http": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
 	})
+}
+
+// TestSessionTokenHosts: a token server on another host is refused, with
+// a message that says what to write, unless the catalogue names it in
+// token_hosts (nvcr.io's is authn.nvidia.com).
+func TestSessionTokenHosts(t *testing.T) {
+	t.Parallel()
+	tr := newTokenRegistry(t)
+	repos := fleet(t, tr.host, "bearer/elsewhere", 2)
+	auth := httptest.NewServer(http.HandlerFunc(tr.token))
+	t.Cleanup(auth.Close)
+	// By name: go-containerregistry refuses a realm at a loopback or
+	// private address other than the registry's own.
+	authHost := strings.Replace(strings.TrimPrefix(auth.URL, "http://"), "127.0.0.1", "localhost", 1)
+	tr.set(func(tr *tokenRegistry) { tr.open, tr.realm = false, "http://"+authHost+"/token" })
+
+	r, c := newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos})
+	_, err := r.Tags(context.Background(), repos[0])
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), fmt.Sprintf(`add token_hosts = [%q]`, authHost)) {
+		t.Fatalf("Tags = %v, want the realm refused, saying what to write", err)
+	}
+	c.take()
+	if got := tr.takeAsked(); len(got) != 0 {
+		t.Errorf("the token server was asked: %v", got)
+	}
+
+	r, c = newTestRemote(t, RemoteOptions{Host: tr.host, Repositories: repos, TokenHosts: []string{authHost}})
+	readAll(t, r, repos)
+	c.expect(t, "token_hosts", map[string]int{"ping https": 1, "ping http": 1, "token": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
+	tr.expectAsked(t, scopesOf(repos...))
 }
 
 // TestBatches: scopes keep the order given, without repeats, and are cut

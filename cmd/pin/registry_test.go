@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/internal/faultproxy"
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
@@ -266,5 +268,45 @@ func TestRegistryTokenFleet(t *testing.T) {
 	wantWarm := reg + ": 9 requests (manifest HEAD 3, ping http 1, ping https 1, tags list 3, token 1)"
 	if r.code != 0 || !strings.Contains(r.stderr, wantWarm) {
 		t.Errorf("warm run: exit %d, want %q in\n%s\n%s", r.code, wantWarm, r.stderr, r.stdout)
+	}
+}
+
+// TestRegistryTokenHosts: a registry whose token server is on another host
+// is refused, and pin says what to write; once the catalogue names that
+// host in token_hosts, the token server is asked.
+func TestRegistryTokenHosts(t *testing.T) {
+	reg, user, password := testenv.AuthRegistry(t)
+	path := fmt.Sprintf("tokenhosts/app-%d", time.Now().UnixNano())
+	testimage.Push(t, reg+"/"+path+":1.0.0", testimage.Build(t, testimage.Options{Content: "1.0.0"}), &authn.Basic{Username: user, Password: password})
+	tokens := faultproxy.NewRecorder(t)
+	// By name: go-containerregistry refuses a realm at a loopback address
+	// other than the registry's own.
+	tokenHost := strings.Replace(tokens.Host, "127.0.0.1", "localhost", 1)
+	px := faultproxy.New(t, reg)
+	px.Inject(faultproxy.Any, 0, faultproxy.Headers(func(_ *http.Request, h http.Header) {
+		if h.Get("WWW-Authenticate") != "" {
+			h.Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="http://%s/token",service="registry"`, tokenHost))
+		}
+	}))
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	dir := t.TempDir()
+	module := fmt.Sprintf("module \"app\" {\n  image  = \"%s/%s\"\n  policy = \"track-upstream\"\n  pin    = \"1.0.0\"\n}\n", px.Host, path)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(module), 0o644)
+
+	r := pin(t, dir, "resolve")
+	want := fmt.Sprintf(`add token_hosts = [%q] to the catalogue's registry block`, tokenHost)
+	if r.code != 3 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, want 3 and %q in\n%s", r.code, want, r.stderr)
+	}
+	if got := tokens.Requests(); len(got) != 0 {
+		t.Fatalf("the token server was asked before the catalogue allowed it: %+v", got)
+	}
+
+	block := fmt.Sprintf("registry %q {\n  token_hosts = [%q]\n}\n", px.Host, tokenHost)
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(block+module), 0o644)
+	r = pin(t, dir, "resolve")
+	got := tokens.Requests()
+	if len(got) == 0 || !strings.HasPrefix(got[0].Path, "/token?") {
+		t.Fatalf("token_hosts: the token server was not asked (exit %d)\n%s", r.code, r.stderr)
 	}
 }

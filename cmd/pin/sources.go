@@ -126,7 +126,7 @@ func (r *registries) For(repo string) resolve.Registry {
 		// Where the registry hands out tokens, one covers many of these.
 		opts.Repositories = r.c.Repositories(regHost)
 		if conf != nil {
-			opts.Mirror, opts.Insecure = conf.MirrorHost, conf.Insecure
+			opts.Mirror, opts.Insecure, opts.TokenHosts = conf.MirrorHost, conf.Insecure, conf.TokenHosts
 		}
 		s = registry.NewRemote(opts)
 	}

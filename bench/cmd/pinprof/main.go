@@ -152,7 +152,7 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 		}
 		opts := registry.RemoteOptions{Host: h, Concurrency: conc, Cache: cache, Transport: counter, Repositories: cat.Repositories(h)}
 		if c := cat.Registry(h); c != nil {
-			opts.Mirror, opts.Insecure = c.MirrorHost, c.Insecure
+			opts.Mirror, opts.Insecure, opts.TokenHosts = c.MirrorHost, c.Insecure, c.TokenHosts
 		}
 		remotes[h] = registry.NewRemote(opts)
 		return remotes[h]

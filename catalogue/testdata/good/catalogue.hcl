@@ -11,7 +11,8 @@ registry "registry.example.org" {
 }
 
 registry "docker.io" {
-  mirror = "mirror.example.org:5000"
+  mirror      = "mirror.example.org:5000"
+  token_hosts = ["auth.mirror.example.org"]
 }
 
 module "forge" {
