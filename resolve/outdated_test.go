@@ -347,6 +347,7 @@ func TestSourceErrorNamesOnce(t *testing.T) {
 	for _, tc := range []struct{ source, err, want string }{
 		{"host h1", "host h1 (unix:///run/docker.sock): reading engine info: EOF", "host h1 (unix:///run/docker.sock): reading engine info: EOF"},
 		{"host h1", "host h1: gone", "host h1: gone"},
+		{"host h1", "snapshot of host h1 (h1.json): no such file", "snapshot of host h1 (h1.json): no such file"},
 		{"host h1", "host h10 (tcp://x): EOF", "host h1: host h10 (tcp://x): EOF"},
 		{"registry of r/x", "listing tags of r/x: EOF", "registry of r/x: listing tags of r/x: EOF"},
 	} {

@@ -169,11 +169,11 @@ type SourceError struct {
 	Err    error
 }
 
-// Error names the source, unless the error begins with its name already
-// (host adapters say "host h1 (unix:///…): …").
+// Error names the source, unless the error names it already: host
+// adapters say "host h1 (unix:///…): …", "snapshot of host h1 (…): …".
 func (e *SourceError) Error() string {
 	msg := e.Err.Error()
-	if strings.HasPrefix(msg, e.Source+" ") || strings.HasPrefix(msg, e.Source+":") {
+	if strings.Contains(msg, e.Source+" ") || strings.Contains(msg, e.Source+":") {
 		return msg
 	}
 	return e.Source + ": " + msg
