@@ -108,11 +108,11 @@ type RemoteOptions struct {
 // One Remote talks to one registry (or its mirror) through one
 // remote.Puller and one session, so that the registry is pinged once and
 // its credentials read once per run, and a registry that hands out Bearer
-// tokens gives one for all the repositories expected (see
-// RemoteOptions.Repositories); it bounds its requests in flight. Manifests and configs are
-// verified against their digests; with a Cache they are fetched once ever,
-// and a tag costs one HEAD when its manifest is cached. Tag lists are never
-// cached.
+// tokens gives one for many of the repositories expected (see
+// RemoteOptions.Repositories); it bounds its requests in flight.
+// Manifests and configs are verified against their digests; with a Cache
+// they are fetched once ever, and a tag costs one HEAD when its manifest is
+// cached. Tag lists are never cached.
 //
 // Only GET and HEAD requests are retried (an OAuth2 token POST never is):
 // on 408, 429, 500, 502, 503 and 504 answers and on connections reset or
