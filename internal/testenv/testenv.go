@@ -27,24 +27,16 @@ const probeTimeout = 5 * time.Second
 // Registry returns the host:port of the plain (no auth) test registry.
 func Registry(t testing.TB) string {
 	t.Helper()
-	addr := lookup(t, "registry", runHint, EnvRegistry)
-	if err := probeRegistry(addr, http.StatusOK); err != nil {
-		unavailable(t, "registry", runHint, "%s=%s does not answer: %v", EnvRegistry, addr, err)
-	}
-	return addr
+	return registryAt(t, "registry", EnvRegistry, http.StatusOK)
 }
 
 // AuthRegistry returns the host:port of the test registry that requires
 // basic auth, and the credentials it accepts.
 func AuthRegistry(t testing.TB) (addr, user, password string) {
 	t.Helper()
-	addr = lookup(t, "auth registry", runHint, EnvAuthRegistry)
 	user = lookup(t, "auth registry", runHint, EnvRegistryUser)
 	password = lookup(t, "auth registry", runHint, EnvRegistryPassword)
-	if err := probeRegistry(addr, http.StatusUnauthorized); err != nil {
-		unavailable(t, "auth registry", runHint, "%s=%s does not answer: %v", EnvAuthRegistry, addr, err)
-	}
-	return addr, user, password
+	return registryAt(t, "auth registry", EnvAuthRegistry, http.StatusUnauthorized), user, password
 }
 
 // TokenRegistry returns the host:port of the test registry that requires
@@ -54,9 +46,15 @@ func AuthRegistry(t testing.TB) (addr, user, password string) {
 // each token and the repositories it names.
 func TokenRegistry(t testing.TB) string {
 	t.Helper()
-	addr := lookup(t, "token registry", runHint, EnvTokenRegistry)
-	if err := probeRegistry(addr, http.StatusUnauthorized); err != nil {
-		unavailable(t, "token registry", runHint, "%s=%s does not answer: %v", EnvTokenRegistry, addr, err)
+	return registryAt(t, "token registry", EnvTokenRegistry, http.StatusUnauthorized)
+}
+
+// registryAt returns the address in env once /v2/ answers it with status.
+func registryAt(t testing.TB, what, env string, status int) string {
+	t.Helper()
+	addr := lookup(t, what, runHint, env)
+	if err := probeRegistry(addr, status); err != nil {
+		unavailable(t, what, runHint, "%s=%s does not answer: %v", env, addr, err)
 	}
 	return addr
 }
