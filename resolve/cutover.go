@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/order"
+	"github.com/pin-tool/pin/internal/order"
 )
 
 // Verdicts of a cutover preview.

@@ -2,7 +2,7 @@
 // lock names: old lock, catalogue, host observations and registry candidates
 // in; a Plan (and from it the new lock) out.
 //
-// Its one promise is the invariant of DESIGN.md: for every running
+// Its one promise is the invariant of docs/design.md: for every running
 // container a module takes over, the locked image is equal to or newer than
 // what runs, or the catalogue states the downgrade (allow_downgrade, and for
 // a one_way module a restore). An order that cannot be decided never passes

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // needsDescription reports whether a host said of an image only where it

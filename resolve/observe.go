@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/host"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // Host is a machine whose containers pin reads: a live engine or a snapshot.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/host"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/image"
 )
 
 const (

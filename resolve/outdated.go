@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/order"
-	"github.com/pin-tool/pin/version"
+	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/internal/version"
 )
 
 // Status is one finding "pin outdated" reports for a module.

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/order"
+	"github.com/pin-tool/pin/internal/order"
 )
 
 // Plan is the outcome of resolving a catalogue: one Decision per module, by

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -31,7 +31,7 @@ var genWords = []string{
 func pickWord(r *rand.Rand) string { return genWords[r.IntN(len(genWords))] }
 
 // TestInvariantProperty generates catalogues and fleets and checks, for each
-// decision, DESIGN.md's invariant: the lock entry is equal to or newer than
+// decision, docs/design.md's invariant: the lock entry is equal to or newer than
 // every running observation, or states the downgrade; an unknown order never
 // passes silently. It also checks that resolving is deterministic.
 func TestInvariantProperty(t *testing.T) {

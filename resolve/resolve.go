@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/order"
+	"github.com/pin-tool/pin/internal/order"
 )
 
 // Registry is what resolving needs of a registry (or a mirror of one).

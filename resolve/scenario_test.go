@@ -13,10 +13,10 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/host"
-	"github.com/pin-tool/pin/image"
-	"github.com/pin-tool/pin/version"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/version"
 )
 
 // The scenario language, one line per case (after mvs_test.go):
@@ -287,7 +287,7 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// checkInvariant is DESIGN.md's promise, checked on a decision: a lock
+// checkInvariant is docs/design.md's promise, checked on a decision: a lock
 // entry is equal to or newer than every running observation, or carries an
 // accepted downgrade reason (and a restore for a one_way module).
 func checkInvariant(t *testing.T, d *Decision) {

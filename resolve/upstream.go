@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/version"
+	"github.com/pin-tool/pin/internal/version"
 )
 
 // trackUpstream locks the newest upstream candidate, or a floating tag,

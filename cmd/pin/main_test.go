@@ -210,7 +210,10 @@ func TestResolveRefusesUnknownOrder(t *testing.T) {
 
 func TestResolveBadCatalogue(t *testing.T) {
 	dir := t.TempDir()
-	bad, _ := os.ReadFile(filepath.Join(repoRoot, "catalogue/testdata/bad/five.hcl"))
+	bad, err := os.ReadFile(filepath.Join(repoRoot, "internal/catalogue/testdata/bad/five.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), bad, 0o644)
 	r := pin(t, dir, "resolve")
 	if r.code != 2 {

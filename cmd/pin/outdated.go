@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/host"
-	"github.com/pin-tool/pin/image"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/resolve"
 )
 

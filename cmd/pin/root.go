@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/catalogue"
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/lock"
 )
 

@@ -11,12 +11,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/pin-tool/pin/catalogue"
-	"github.com/pin-tool/pin/host"
-	"github.com/pin-tool/pin/host/docker"
-	"github.com/pin-tool/pin/host/kubernetes"
-	"github.com/pin-tool/pin/image"
-	"github.com/pin-tool/pin/registry"
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/host/docker"
+	"github.com/pin-tool/pin/internal/host/kubernetes"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/resolve"
 )
 

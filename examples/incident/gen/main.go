@@ -21,7 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/pin-tool/pin/host"
+	"github.com/pin-tool/pin/internal/host"
 )
 
 const (

@@ -1,0 +1,213 @@
+package catalogue
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/hashicorp/hcl/v2"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/pin-tool/pin/internal/version"
+)
+
+// Policy is a module's pin policy.
+type Policy string
+
+const (
+	Exact          Policy = "exact"
+	AtLeastRunning Policy = "at-least-running"
+	TrackUpstream  Policy = "track-upstream"
+)
+
+// Policies lists the valid policies, in the order documentation names them.
+var Policies = []Policy{Exact, AtLeastRunning, TrackUpstream}
+
+// ModuleLabel is the container label that assigns a container to a module
+// without naming the container in the catalogue.
+const ModuleLabel = "pin.module"
+
+// Catalogue is a loaded catalogue. Slices are sorted by name.
+type Catalogue struct {
+	Hosts      []*Host
+	Registries []*Registry
+	Modules    []*Module
+	// Files holds the parsed files, for rendering diagnostics with source
+	// snippets.
+	Files map[string]*hcl.File
+}
+
+// Host is a machine that runs containers, read live or from a snapshot.
+type Host struct {
+	Name string
+	// Docker is the Docker Engine address (unix://, tcp://, ssh://); empty
+	// with no Snapshot and no Kubernetes means the DOCKER_HOST environment
+	// default.
+	Docker string
+	// Kubernetes, when set, makes the host a namespace of a Kubernetes
+	// cluster, read through its API server.
+	Kubernetes *Kubernetes
+	// Snapshot is the path of a snapshot file read instead of an engine.
+	Snapshot string
+	// TLS settings for tcp:// as the Docker CLI takes them.
+	CertPath  string
+	TLSVerify bool
+	DeclRange hcl.Range
+}
+
+// Kubernetes says which cluster and namespace a host is. Every field is
+// optional: empty means what kubectl would use.
+type Kubernetes struct {
+	// Kubeconfig is the path of a kubeconfig file (absolute, relative paths
+	// made so against the catalogue's folder, or starting with "~/"); empty
+	// means KUBECONFIG, else ~/.kube/config, else the in-cluster config when
+	// pin runs in a pod.
+	Kubeconfig string
+	// Context is the kubeconfig context; empty means its current context.
+	Context string
+	// Namespace is the namespace whose pods are read; empty means the
+	// context's namespace, else "default".
+	Namespace string
+	// Selector, when set, limits the pods read to those it matches.
+	Selector     labels.Selector
+	SelectorText string
+	Range        hcl.Range
+}
+
+// Registry configures access to one registry host.
+type Registry struct {
+	// Host is the registry host as it appears in image names
+	// ("registry.example.org", "index.docker.io").
+	Host string
+	// MirrorLayout is an OCI image layout folder used instead of the host.
+	MirrorLayout string
+	// MirrorHost is another registry host used instead of the host.
+	MirrorHost string
+	// Insecure allows plain http to this registry (loopback always may).
+	Insecure bool
+	// TokenHosts are hosts, beyond the registry's own and its parent
+	// domain's, that may have its credentials as its token server
+	// (nvcr.io's is authn.nvidia.com).
+	TokenHosts []string
+	DeclRange  hcl.Range
+}
+
+// Pin is what the catalogue author wrote in pin: a tag, a digest or both.
+type Pin struct {
+	Text   string
+	Tag    string
+	Digest string
+}
+
+// Module is one service and its pin policy.
+type Module struct {
+	Name string
+	// Image is the full repository name, normalised
+	// ("alpine" → "index.docker.io/library/alpine").
+	Image  string
+	Policy Policy
+	Pin    Pin
+	// Tag is a floating tag that track-upstream follows ("latest").
+	Tag string
+	// Constraint limits track-upstream candidates by semver range over the
+	// version core; nil when absent.
+	Constraint     *semver.Constraints
+	ConstraintText string
+	// Tags limits track-upstream candidates to tags matching it; nil when
+	// absent.
+	Tags       *regexp.Regexp
+	Versioning version.Scheme
+	// Prerelease lets track-upstream pick pre-releases.
+	Prerelease bool
+	// AnyVariant lets tags of different variants be compared.
+	AnyVariant bool
+	// Platforms are the platforms to resolve an index to when no running
+	// container says which; empty means linux/amd64.
+	Platforms []string
+	// AllowDowngrade is the stated reason a downgrade is wanted; empty when
+	// none is allowed.
+	AllowDowngrade string
+	// OneWay marks a service whose upgrades migrate data: a downgrade also
+	// needs Restore, the backup it restores from.
+	OneWay  bool
+	Restore string
+	RunsOn  []RunsOn
+
+	DeclRange hcl.Range
+	// Ranges of attributes, for diagnostics raised after loading.
+	AttrRanges map[string]hcl.Range
+}
+
+// RunsOn says where a module runs: a host and, on it, a container.
+type RunsOn struct {
+	Host string
+	// Container is the container name; empty means containers labelled
+	// pin.module=<module name>, or, with Workload or Selector, every
+	// container of the pods they name.
+	Container string
+	// Workload, on a Kubernetes host, names the pods taken over by what
+	// owns them: "deployment/<name>", "statefulset/<name>",
+	// "daemonset/<name>", or one pod, "pod/<name>".
+	Workload string
+	// Selector, on a Kubernetes host, names the pods taken over by their
+	// labels; nil when absent. Workload and Selector exclude each other.
+	Selector     labels.Selector
+	SelectorText string
+	DeclRange    hcl.Range
+}
+
+// WorkloadKinds are the kinds a runs_on workload may name, in the order
+// documentation names them.
+var WorkloadKinds = []string{"deployment", "statefulset", "daemonset", "pod"}
+
+// Module returns the module with the given name, or nil.
+func (c *Catalogue) Module(name string) *Module {
+	for _, m := range c.Modules {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Host returns the host with the given name, or nil.
+func (c *Catalogue) Host(name string) *Host {
+	for _, h := range c.Hosts {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// Repositories returns the repositories of the modules whose images are on
+// a registry host (spelled as in normalised image names: "index.docker.io"),
+// in catalogue order.
+func (c *Catalogue) Repositories(host string) []string {
+	var out []string
+	for _, m := range c.Modules {
+		if h, _, ok := strings.Cut(m.Image, "/"); ok && h == host {
+			out = append(out, m.Image)
+		}
+	}
+	return out
+}
+
+// Registry returns the registry block for a registry host, or nil.
+func (c *Catalogue) Registry(host string) *Registry {
+	for _, r := range c.Registries {
+		if r.Host == host {
+			return r
+		}
+	}
+	return nil
+}
+
+// Platform is the platform to resolve an index to, absent a running
+// container that says: the module's first platform, else linux/amd64.
+func (m *Module) Platform() string {
+	if len(m.Platforms) > 0 {
+		return m.Platforms[0]
+	}
+	return "linux/amd64"
+}

@@ -1,0 +1,273 @@
+package docker
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/cli/cli/connhelper"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
+	"github.com/docker/go-connections/tlsconfig"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pin-tool/pin/internal/host"
+)
+
+// DefaultTimeout bounds each call to the engine when Host.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// inspectConcurrency is how many image inspects are in flight at once.
+const inspectConcurrency = 4
+
+// Host is a Docker Engine API endpoint.
+type Host struct {
+	// Name is the host's name in the catalogue; errors and the snapshot
+	// carry it.
+	Name string
+	// Addr is the endpoint: unix:///var/run/docker.sock, tcp://h:2376 or
+	// ssh://user@host[/path/to/docker.sock]. Empty means what the Docker CLI
+	// uses without flags: DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY
+	// and DOCKER_API_VERSION from the environment, else the default socket.
+	Addr string
+	// CertPath is a folder holding ca.pem, cert.pem and key.pem, as
+	// DOCKER_CERT_PATH. For a tcp:// endpoint, TLS is on when CertPath is set
+	// or TLSVerify is true (then CertPath defaults to $DOCKER_CONFIG or
+	// ~/.docker, and files missing from it are left out).
+	CertPath string
+	// TLSVerify checks the engine's certificate, as DOCKER_TLS_VERIFY. As in
+	// the Docker CLI, TLS with a CertPath but without TLSVerify encrypts but
+	// does not verify the engine.
+	TLSVerify bool
+	// Timeout bounds each call to the engine; zero means DefaultTimeout.
+	Timeout time.Duration
+
+	// wrap, when set, wraps the HTTP transport: tests count requests.
+	wrap func(http.RoundTripper) http.RoundTripper
+}
+
+// Observe lists the host's containers, running or not, and inspects each
+// distinct image they use. A container whose image is gone is reported
+// without it. A container's Labels are its image's labels with its own on
+// top, as the engine reports them.
+//
+// A container's Image is the engine's list field: the reference it was
+// started from while that reference still names the container's image, and
+// the image ID once it does not (the tag moved on, or the container was
+// started by ID). Observe does not inspect containers to recover it.
+func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
+	h = h.withEnv()
+	fail := func(what string, err error) error {
+		return fmt.Errorf("host %s (%s): %s: %w", h.Name, h.Addr, what, err)
+	}
+	cli, tr, err := h.client()
+	if err != nil {
+		return nil, fail("configuring the client", err)
+	}
+	defer tr.CloseIdleConnections()
+	defer cli.Close()
+
+	timeout := cmp.Or(h.Timeout, DefaultTimeout)
+	// Info comes first: a down engine fails here, and the version
+	// negotiation (one ping) happens once, before the concurrent inspects.
+	info, err := call(ctx, timeout, cli.Info)
+	if err != nil {
+		return nil, fail("reading engine info", err)
+	}
+	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: h.Name, ImageStore: "classic"}
+	for _, kv := range info.DriverStatus {
+		if kv[0] == "driver-type" && kv[1] == "io.containerd.snapshotter.v1" {
+			snap.ImageStore = "containerd"
+		}
+	}
+
+	list, err := call(ctx, timeout, func(ctx context.Context) ([]container.Summary, error) {
+		return cli.ContainerList(ctx, container.ListOptions{All: true})
+	})
+	if err != nil {
+		return nil, fail("listing containers", err)
+	}
+	ids := map[string]bool{}
+	for _, c := range list {
+		snap.Containers = append(snap.Containers, host.Container{
+			ID:      c.ID,
+			Name:    containerName(c.Names),
+			Image:   c.Image,
+			ImageID: c.ImageID,
+			State:   string(c.State),
+			Labels:  c.Labels,
+		})
+		if c.ImageID != "" {
+			ids[c.ImageID] = true
+		}
+	}
+
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(inspectConcurrency)
+	for id := range ids {
+		g.Go(func() error {
+			resp, err := call(gctx, timeout, func(ctx context.Context) (image.InspectResponse, error) {
+				return cli.ImageInspect(ctx, id)
+			})
+			if cerrdefs.IsNotFound(err) {
+				return nil // removed since the container was made
+			}
+			if err != nil {
+				return fail("inspecting image "+id, err)
+			}
+			img, err := snapshotImage(id, resp)
+			if err != nil {
+				return fail("reading image "+id, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			snap.Images = append(snap.Images, img)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	snap.Normalise()
+	return snap, nil
+}
+
+// call runs one engine call under its own timeout.
+func call[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return f(ctx)
+}
+
+// containerName picks the container's own name from the list's names, which
+// also hold legacy link aliases ("/app/db"), and strips the leading "/".
+func containerName(names []string) string {
+	for _, n := range names {
+		if n = strings.TrimPrefix(n, "/"); !strings.Contains(n, "/") {
+			return n
+		}
+	}
+	if len(names) > 0 {
+		return strings.TrimPrefix(names[0], "/")
+	}
+	return ""
+}
+
+// snapshotImage keeps what pin reads of an inspected image. id is the ID
+// the containers name, so that the two always match.
+func snapshotImage(id string, r image.InspectResponse) (host.Image, error) {
+	img := host.Image{
+		ID:          id,
+		RepoTags:    r.RepoTags,
+		RepoDigests: r.RepoDigests,
+		OS:          r.Os,
+		Arch:        r.Architecture,
+		Variant:     r.Variant,
+	}
+	if r.Config != nil {
+		img.Labels = r.Config.Labels
+	}
+	if r.Created != "" {
+		t, err := time.Parse(time.RFC3339Nano, r.Created)
+		if err != nil {
+			return host.Image{}, fmt.Errorf("created %q: %w", r.Created, err)
+		}
+		img.Created = t.UTC()
+	}
+	return img, nil
+}
+
+// withEnv fills an empty Addr, and the TLS settings left unset with it,
+// from the environment, as the Docker CLI does.
+func (h Host) withEnv() Host {
+	if h.Addr != "" {
+		return h
+	}
+	h.Addr = cmp.Or(os.Getenv(client.EnvOverrideHost), client.DefaultDockerHost)
+	h.CertPath = cmp.Or(h.CertPath, os.Getenv(client.EnvOverrideCertPath))
+	h.TLSVerify = h.TLSVerify || os.Getenv(client.EnvTLSVerify) != ""
+	return h
+}
+
+// client makes a Moby client for h over a transport that it owns, so that
+// TLS and the test hook apply to it whatever the endpoint.
+func (h Host) client() (*client.Client, *http.Transport, error) {
+	tr := &http.Transport{}
+	opts := []client.Opt{
+		client.WithHTTPClient(&http.Client{Transport: tr, CheckRedirect: client.CheckRedirect}),
+		client.WithAPIVersionNegotiation(),
+		client.WithVersionFromEnv(), // DOCKER_API_VERSION, as the Docker CLI
+	}
+	helper, err := connhelper.GetConnectionHelper(h.Addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case helper != nil: // ssh://: "docker system dial-stdio" on the remote host
+		opts = append(opts, client.WithHost(helper.Host), client.WithDialContext(helper.Dialer))
+	case strings.HasPrefix(h.Addr, "tcp://"):
+		opts = append(opts, client.WithHost(h.Addr))
+		cfg, err := h.tlsConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		if cfg != nil {
+			opts = append(opts, func(*client.Client) error { tr.TLSClientConfig = cfg; return nil }, client.WithScheme("https"))
+		}
+	default: // unix://, and whatever else the Moby client accepts or refuses
+		opts = append(opts, client.WithHost(h.Addr))
+	}
+	if h.wrap != nil {
+		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: h.wrap(tr), CheckRedirect: client.CheckRedirect}))
+	}
+	cli, err := client.NewClientWithOpts(opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cli, tr, nil
+}
+
+// tlsConfig is the Docker CLI's --tls/--tlsverify for h, or nil for plain
+// tcp.
+func (h Host) tlsConfig() (*tls.Config, error) {
+	if h.CertPath == "" && !h.TLSVerify {
+		return nil, nil
+	}
+	dir := h.CertPath
+	if dir == "" {
+		dir = os.Getenv("DOCKER_CONFIG")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return nil, fmt.Errorf("finding the TLS certificates: %w", err)
+			}
+			dir = filepath.Join(home, ".docker")
+		}
+	}
+	opts := tlsconfig.Options{InsecureSkipVerify: !h.TLSVerify, ExclusiveRootPools: true}
+	for file, dst := range map[string]*string{"ca.pem": &opts.CAFile, "cert.pem": &opts.CertFile, "key.pem": &opts.KeyFile} {
+		if p := filepath.Join(dir, file); fileExists(p) {
+			*dst = p
+		}
+	}
+	cfg, err := tlsconfig.Client(opts)
+	if err != nil {
+		return nil, fmt.Errorf("tls from %s: %w", dir, err)
+	}
+	return cfg, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

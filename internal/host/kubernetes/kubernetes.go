@@ -1,0 +1,297 @@
+package kubernetes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/pin-tool/pin/internal/host"
+)
+
+// DefaultTimeout bounds each request to the API server when Host.Timeout
+// is zero.
+const DefaultTimeout = 30 * time.Second
+
+// PageSize is how many objects one list request asks for.
+const PageSize = 500
+
+// Host is one namespace of a Kubernetes cluster.
+type Host struct {
+	// Name is the host's name in the catalogue; errors and the snapshot
+	// carry it.
+	Name string
+	// Kubeconfig is the path of a kubeconfig file; "~/" is the home
+	// folder. Empty means KUBECONFIG, else ~/.kube/config, else the
+	// in-cluster config.
+	Kubeconfig string
+	// Context is the kubeconfig context; empty means its current context.
+	Context string
+	// Namespace is the namespace read; empty means the context's, else
+	// "default".
+	Namespace string
+	// Selector, when set, is a label selector that limits the pods read.
+	Selector string
+	// Timeout bounds each request; zero means DefaultTimeout.
+	Timeout time.Duration
+
+	// wrap, when set, wraps the HTTP transport: tests count requests.
+	wrap func(http.RoundTripper) http.RoundTripper
+}
+
+// Observe lists the namespace's pods and, when some are owned by a
+// ReplicaSet, its ReplicaSets, and returns their containers and images.
+func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
+	cfg, ns, err := h.config()
+	if err != nil {
+		return nil, fmt.Errorf("host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
+	}
+	fail := func(what string, err error) error {
+		return fmt.Errorf("host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fail("configuring the client", err)
+	}
+	timeout := cmp.Or(h.Timeout, DefaultTimeout)
+
+	var pods []corev1.Pod
+	err = listAll(ctx, timeout, metav1.ListOptions{LabelSelector: h.Selector}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
+		l, err := cs.CoreV1().Pods(ns).List(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		pods = append(pods, l.Items...)
+		return l.Continue, nil
+	})
+	if err != nil {
+		return nil, fail("listing pods", err)
+	}
+
+	// ReplicaSet → Deployment, read only when a pod needs it.
+	deployments := map[string]string{}
+	if ownedBy(pods, "ReplicaSet") {
+		err = listAll(ctx, timeout, metav1.ListOptions{}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
+			l, err := cs.AppsV1().ReplicaSets(ns).List(ctx, o)
+			if err != nil {
+				return "", err
+			}
+			for _, rs := range l.Items {
+				if d := controller(rs.OwnerReferences); d != nil && d.Kind == "Deployment" && d.APIVersion == appsv1.SchemeGroupVersion.String() {
+					deployments[rs.Name] = d.Name
+				}
+			}
+			return l.Continue, nil
+		})
+		if err != nil {
+			return nil, fail("listing replica sets", err)
+		}
+	}
+	return snapshot(h.Name, pods, deployments), nil
+}
+
+// snapshot turns pods into a host.Snapshot; deployments maps a ReplicaSet's
+// name to the name of the Deployment that controls it.
+func snapshot(hostName string, pods []corev1.Pod, deployments map[string]string) *host.Snapshot {
+	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: hostName, Containers: []host.Container{}, Images: []host.Image{}}
+	images := map[string]*host.Image{}
+	seenRepoDigest := map[string]bool{}
+	for i := range pods {
+		p := &pods[i]
+		workload := workloadOf(p, deployments)
+		for _, st := range p.Status.ContainerStatuses {
+			repo, digest := splitImageID(st.ImageID)
+			if digest == "" {
+				continue // not pulled yet: nothing runs, nothing is known
+			}
+			snap.Containers = append(snap.Containers, host.Container{
+				ID:       p.Name + "/" + st.Name,
+				Name:     st.Name,
+				Image:    st.Image,
+				ImageID:  digest,
+				State:    state(p, st),
+				Labels:   p.Labels,
+				Workload: workload,
+				Pod:      p.Name,
+			})
+			img := images[digest]
+			if img == nil {
+				img = &host.Image{ID: digest}
+				images[digest] = img
+			}
+			if rd := repo + "@" + digest; repo != "" && !seenRepoDigest[rd] {
+				seenRepoDigest[rd] = true
+				img.RepoDigests = append(img.RepoDigests, rd)
+			}
+		}
+	}
+	for _, img := range images {
+		snap.Images = append(snap.Images, *img)
+	}
+	snap.Normalise()
+	return snap
+}
+
+// listAll calls list once per page, each under its own timeout, until the
+// server has no more; list returns the continue token of its page.
+func listAll(ctx context.Context, timeout time.Duration, opts metav1.ListOptions, list func(context.Context, metav1.ListOptions) (string, error)) error {
+	opts.Limit = PageSize
+	for {
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		next, err := list(pctx, opts)
+		cancel()
+		if err != nil {
+			return err
+		}
+		if next == "" {
+			return nil
+		}
+		opts.Continue = next
+	}
+}
+
+func ownedBy(pods []corev1.Pod, kind string) bool {
+	for _, p := range pods {
+		if c := controller(p.OwnerReferences); c != nil && c.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// controller returns the owner reference that is the object's controller,
+// or nil.
+func controller(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if r := &refs[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
+}
+
+// workloadOf names what owns a pod: "deployment/<name>" through its
+// ReplicaSet, the controller as "<kind>/<name>", else "pod/<name>".
+func workloadOf(p *corev1.Pod, deployments map[string]string) string {
+	c := controller(p.OwnerReferences)
+	if c == nil {
+		return "pod/" + p.Name
+	}
+	if c.Kind == "ReplicaSet" {
+		if d, ok := deployments[c.Name]; ok {
+			return "deployment/" + d
+		}
+	}
+	return strings.ToLower(c.Kind) + "/" + c.Name
+}
+
+// splitImageID reads a container status's imageID: "repo@sha256:…", or a
+// bare "sha256:…" (an image the runtime knows no repository digest of),
+// either possibly prefixed by docker-pullable:// or docker://. It returns
+// the repository ("" for a bare digest) and the digest, or "" when the
+// imageID names no digest.
+func splitImageID(s string) (repo, digest string) {
+	s = strings.TrimPrefix(s, "docker-pullable://")
+	s = strings.TrimPrefix(s, "docker://")
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		repo, s = s[:i], s[i+1:]
+	}
+	alg, hex, ok := strings.Cut(s, ":")
+	if !ok || alg == "" || hex == "" {
+		return "", ""
+	}
+	return repo, s
+}
+
+// state is the container's state word: "running" when the kubelet says it
+// runs and the pod is Running, else the kubelet's reason.
+func state(p *corev1.Pod, st corev1.ContainerStatus) string {
+	with := func(word, reason string) string {
+		if reason == "" {
+			return word
+		}
+		return word + ": " + reason
+	}
+	switch {
+	case st.State.Running != nil && p.Status.Phase == corev1.PodRunning:
+		return "running"
+	case st.State.Running != nil:
+		return with("running", "pod "+cmp.Or(string(p.Status.Phase), "without a phase"))
+	case st.State.Waiting != nil:
+		return with("waiting", st.State.Waiting.Reason)
+	case st.State.Terminated != nil:
+		return with("terminated", st.State.Terminated.Reason)
+	}
+	return "unknown"
+}
+
+// config loads the client config and namespace as kubectl does.
+func (h Host) config() (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if h.Kubeconfig != "" {
+		p, err := expandHome(h.Kubeconfig)
+		if err != nil {
+			return nil, "", err
+		}
+		rules.ExplicitPath = p
+	}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: h.Context}
+	overrides.Context.Namespace = h.Namespace
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		return nil, "", fmt.Errorf("finding the namespace: %w", err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = "pin"
+	// Protobuf is several times smaller and faster to decode than JSON for
+	// thousands of pods; every API server since 1.3 speaks it.
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	if h.wrap != nil {
+		cfg.Wrap(h.wrap)
+	}
+	return cfg, ns, nil
+}
+
+// describe names the cluster for errors raised before a client exists.
+func (h Host) describe() string {
+	var parts []string
+	if h.Kubeconfig != "" {
+		parts = append(parts, "kubeconfig "+h.Kubeconfig)
+	}
+	if h.Context != "" {
+		parts = append(parts, "context "+h.Context)
+	}
+	if len(parts) == 0 {
+		return "kubectl's current context"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func expandHome(p string) (string, error) {
+	tail, ok := strings.CutPrefix(p, "~/")
+	if !ok {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("expanding %s: %w", p, err)
+	}
+	return filepath.Join(home, tail), nil
+}

@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/pin-tool/pin/internal/image"
+)
+
+// ErrNotFound is returned when a tag, digest or platform does not exist.
+var ErrNotFound = image.ErrNotFound
+
+// ErrDigestMismatch is returned when content does not match its digest.
+var ErrDigestMismatch = errors.New("content does not match its digest")
+
+// store is the least a source must offer to describe images: a manifest by
+// tag or digest, and a blob by digest.
+type store interface {
+	// manifest returns the raw manifest and its digest.
+	manifest(ctx context.Context, repo, ref string) (raw []byte, digest string, err error)
+	// blob returns a blob's content, verified against its digest.
+	blob(ctx context.Context, repo, digest string) ([]byte, error)
+}
+
+// describe resolves repo:ref (a tag or a digest) to an image.Image: the
+// manifest or index, the manifest for platform when it is an index, and the
+// config.
+func describe(ctx context.Context, s store, repo, ref, platform string) (image.Image, error) {
+	raw, digest, err := s.manifest(ctx, repo, ref)
+	if err != nil {
+		return image.Image{}, err
+	}
+	img := image.Image{Repository: repo, Digest: digest}
+	if !strings.HasPrefix(ref, "sha256:") {
+		img.Tag = ref
+	}
+	mt, err := mediaType(raw)
+	if err != nil {
+		return image.Image{}, fmt.Errorf("manifest %s of %s: %w", digest, repo, err)
+	}
+	if mt.IsIndex() {
+		idx, err := v1.ParseIndexManifest(strings.NewReader(string(raw)))
+		if err != nil {
+			return image.Image{}, fmt.Errorf("index %s of %s: %w", digest, repo, err)
+		}
+		img.Platforms = map[string]string{}
+		for _, d := range idx.Manifests {
+			if d.Platform == nil || d.Platform.OS == "unknown" || !d.MediaType.IsImage() {
+				continue // attestations and nested indexes are not platforms
+			}
+			img.Platforms[platformString(d.Platform)] = d.Digest.String()
+		}
+		pd, ok := pickPlatform(img.Platforms, platform)
+		if !ok {
+			return image.Image{}, fmt.Errorf("index %s of %s has no manifest for %s (it has %s): %w", digest, repo, platform, strings.Join(sortedKeys(img.Platforms), ", "), ErrNotFound)
+		}
+		img.Platform = pd
+		raw, _, err = s.manifest(ctx, repo, img.Platforms[pd])
+		if err != nil {
+			return image.Image{}, err
+		}
+	}
+	m, err := v1.ParseManifest(strings.NewReader(string(raw)))
+	if err != nil {
+		return image.Image{}, fmt.Errorf("manifest of %s@%s: %w", repo, digest, err)
+	}
+	img.ConfigDigest = m.Config.Digest.String()
+	cb, err := s.blob(ctx, repo, img.ConfigDigest)
+	if err != nil {
+		return image.Image{}, fmt.Errorf("config of %s@%s: %w", repo, digest, err)
+	}
+	cf, err := v1.ParseConfigFile(strings.NewReader(string(cb)))
+	if err != nil {
+		return image.Image{}, fmt.Errorf("config %s of %s: %w", img.ConfigDigest, repo, err)
+	}
+	img.Created = cf.Created.Time.UTC()
+	img.Labels = cf.Config.Labels
+	if img.Platform == "" && cf.OS != "" {
+		img.Platform = platformString(&v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant})
+	}
+	return img, nil
+}
+
+func mediaType(raw []byte) (types.MediaType, error) {
+	var probe struct {
+		MediaType types.MediaType `json:"mediaType"`
+		Manifests json.RawMessage `json:"manifests"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return "", fmt.Errorf("not a manifest: %w", err)
+	}
+	if probe.MediaType == "" && len(probe.Manifests) > 0 {
+		return types.OCIImageIndex, nil
+	}
+	if probe.MediaType == "" {
+		return types.OCIManifestSchema1, nil
+	}
+	return probe.MediaType, nil
+}
+
+func platformString(p *v1.Platform) string {
+	s := p.OS + "/" + p.Architecture
+	if p.Variant != "" {
+		s += "/" + p.Variant
+	}
+	return s
+}
+
+// pickPlatform finds the platform entry that satisfies want ("linux/arm64"
+// matches "linux/arm64/v8").
+func pickPlatform(platforms map[string]string, want string) (string, bool) {
+	if _, ok := platforms[want]; ok {
+		return want, true
+	}
+	spec, err := v1.ParsePlatform(want)
+	if err != nil {
+		return "", false
+	}
+	for _, p := range sortedKeys(platforms) {
+		have, err := v1.ParsePlatform(p)
+		if err == nil && have.Satisfies(*spec) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// verify checks content against a sha256 digest.
+func verify(b []byte, digest string) error {
+	alg, want, ok := strings.Cut(digest, ":")
+	if !ok || alg != "sha256" {
+		return fmt.Errorf("unsupported digest %q", digest)
+	}
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != want {
+		return fmt.Errorf("%s: %w", digest, ErrDigestMismatch)
+	}
+	return nil
+}
+
+func digestOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
