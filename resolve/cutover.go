@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pin-tool/pin/internal/observe"
+
 	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
 )
 
 // Verdicts of a cutover preview.
@@ -23,7 +25,7 @@ const (
 // the lock would start instead, and whether that is an upgrade.
 type Cutover struct {
 	Module      string
-	Observation Observation
+	Observation observe.Observation
 	Locked      *lock.Module
 	Verdict     string
 	Order       order.Result
@@ -38,17 +40,17 @@ func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict =
 // a stopped one's data is still a downgrade.
 //
 // Images a host names only by digest (Kubernetes) are described through
-// registry first (see Enrich); registry may be nil, and a failure to
+// registry first (see observe.Enrich); registry may be nil, and a failure to
 // describe is returned.
-func PlanCutover(ctx context.Context, c *catalogue.Catalogue, l *lock.Lock, seen Observed, hostName string, registry func(repo string) Registry, now time.Time) ([]Cutover, error) {
+func PlanCutover(ctx context.Context, c *catalogue.Catalogue, l *lock.Lock, seen observe.Observed, hostName string, registry func(repo string) Registry, now time.Time) ([]Cutover, error) {
 	var out []Cutover
 	for _, m := range c.Modules {
-		obs, _ := Observations(m, seen)
+		obs, _ := observe.Observations(m, seen)
 		var reg Registry
 		if registry != nil {
 			reg = registry(m.Image)
 		}
-		if err := Enrich(ctx, reg, m, obs); err != nil {
+		if err := observe.Enrich(ctx, reg, m, obs); err != nil {
 			return out, fmt.Errorf("module %q: %w", m.Name, err)
 		}
 		for _, o := range obs {

@@ -9,7 +9,7 @@
 // as newer: it is a Refusal naming both images and what to write to decide.
 //
 // The package holds the policies and nothing of the network: hosts are read
-// through the Host interface before resolving (ObserveHosts), registries are
+// through the Host interface before resolving (observe.Hosts), registries are
 // asked through the Registry interface, both passed in. Output order is
 // deterministic (modules by name, observations by host and container)
 // whatever order concurrent answers arrive in. It does not render, and it

@@ -13,6 +13,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 )
 
 // clusterSnapshot is what host/kubernetes reads of a namespace: a
@@ -45,7 +46,7 @@ func clusterSnapshot(newer, older image.Image) *host.Snapshot {
 
 func TestObservationsWorkloads(t *testing.T) {
 	newer, older := word(repo, "1.27.3/2026-09-01"), word(repo, "1.22.6/2024-12-12")
-	seen := Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
 	sel := func(s string) labels.Selector { return must(labels.Parse(s)) }
 	for _, tt := range []struct {
 		name    string
@@ -70,7 +71,7 @@ func TestObservationsWorkloads(t *testing.T) {
 			ro := tt.ro
 			ro.Host = "prod"
 			m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{ro}}
-			obs, missing := Observations(m, seen)
+			obs, missing := observe.Observations(m, seen)
 			var got []string
 			for _, o := range obs {
 				got = append(got, o.Container+":"+o.State)
@@ -102,7 +103,7 @@ func (c *countingRegistry) Image(ctx context.Context, repo, ref, platform string
 func TestResolveCluster(t *testing.T) {
 	newer := word(repo, "1.27.3/2026-09-01+1.27.3")
 	older := word(repo, "1.22.6/2024-12-12+1.22.6")
-	seen := Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
 	decide := func(policy catalogue.Policy, reg Registry) *Decision {
 		m := &catalogue.Module{Name: "svc", Image: repo, Policy: policy,
 			Pin:    catalogue.Pin{Text: "1.22.6@" + older.Digest, Tag: "1.22.6", Digest: older.Digest},
@@ -145,7 +146,7 @@ func TestResolveCluster(t *testing.T) {
 	}
 	// Any other registry failure is the module's error.
 	d = decide(catalogue.Exact, brokenImages{Registry: reg, err: errors.New("503 service unavailable")})
-	if d.Err == nil || !strings.Contains(d.Err.Error(), "describing what prod/svc-7c9f-a/svc runs") || !errors.As(d.Err, new(*SourceError)) {
+	if d.Err == nil || !strings.Contains(d.Err.Error(), "describing what prod/svc-7c9f-a/svc runs") || !errors.As(d.Err, new(*observe.SourceError)) {
 		t.Errorf("broken registry: err = %v", d.Err)
 	}
 }
@@ -163,13 +164,13 @@ func (b brokenImages) Image(context.Context, string, string, string) (image.Imag
 // platform, a date or labels, or no digest) is never asked again.
 func TestEnrichLeavesDockerObservations(t *testing.T) {
 	reg := &countingRegistry{Registry: newFakeRegistry(repo), asked: map[string]int{}}
-	obs := []Observation{
+	obs := []observe.Observation{
 		{Host: "h", Container: "a", Image: image.Image{Repository: repo, Digest: word(repo, "1").Digest, Platform: "linux/amd64"}},
 		{Host: "h", Container: "b", Image: image.Image{Repository: repo, Digest: word(repo, "2").Digest, Created: time.Unix(0, 0)}},
 		{Host: "h", Container: "c", Image: image.Image{Repository: repo, Digest: word(repo, "3").Digest, Labels: map[string]string{"x": "y"}}},
 		{Host: "h", Container: "d", Image: image.Image{Repository: repo, ImageID: word(repo, "4").Digest}},
 	}
-	if err := Enrich(context.Background(), reg, &catalogue.Module{Name: "svc", Image: repo}, obs); err != nil {
+	if err := observe.Enrich(context.Background(), reg, &catalogue.Module{Name: "svc", Image: repo}, obs); err != nil {
 		t.Fatal(err)
 	}
 	if len(reg.asked) != 0 {

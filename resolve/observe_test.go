@@ -9,6 +9,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 )
 
 const (
@@ -33,7 +34,7 @@ func TestObservationsMatching(t *testing.T) {
 		},
 	}
 	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "web"}, {Host: "h1", Container: "gone"}}}
-	obs, missing := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}})
+	obs, missing := observe.Observations(m, observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}})
 	var names []string
 	for _, o := range obs {
 		names = append(names, o.Container+":"+o.State)
@@ -72,7 +73,7 @@ func TestLoadedImage(t *testing.T) {
 		reg := newFakeRegistry(repo)
 		reg.byDigest[pinImg.Digest] = pinImg
 		p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}},
-			Observed: Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Registry: func(string) Registry { return reg }, Now: time.Now()})
+			Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Registry: func(string) Registry { return reg }, Now: time.Now()})
 		return p.Decisions[0]
 	}
 	if d := run("1.2.0"); d.Refusal == nil || d.Refusal.Kind != KindNoDigest || !strings.Contains(d.Refusal.Error(), "no registry digest") {
@@ -111,7 +112,7 @@ func TestFromHostLeavesOtherModules(t *testing.T) {
 	onH1 := &catalogue.Module{Name: "a", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "a"}}}
 	elsewhere := &catalogue.Module{Name: "b", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h2", Container: "b"}}}
 	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{onH1, elsewhere}},
-		Observed: Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), FromHost: "h1"})
+		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), FromHost: "h1"})
 	if p.Refused() || p.Failed() {
 		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal, p.Decisions[1].Refusal)
 	}

@@ -11,9 +11,10 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/internal/version"
+	"github.com/pin-tool/pin/lock"
 )
 
 // Status is one finding "pin outdated" reports for a module.
@@ -45,19 +46,6 @@ var Statuses = []Status{StatusBehindRunning, StatusUnknownOrder, StatusSkew, Sta
 
 func statusRank(s Status) int { return slices.Index(Statuses, s) }
 
-// ErrNotAsked marks a source that was deliberately not asked (a live host
-// under --offline): the module's report is incomplete, but nothing was
-// unreachable.
-var ErrNotAsked = errors.New("not asked")
-
-// Unreachable reports whether err means that a host or registry could not be
-// read at all or answered wrongly: not when it answered that something does
-// not exist (image.ErrNotFound), and not when it was not asked (ErrNotAsked,
-// or image.ErrUnavailable: offline, the cache cannot say).
-func Unreachable(err error) bool {
-	return err != nil && !errors.Is(err, image.ErrNotFound) && !errors.Is(err, ErrNotAsked) && !errors.Is(err, image.ErrUnavailable)
-}
-
 // ModuleStatus is how one module's current lock entry stands against what
 // its hosts run and what upstream offers.
 type ModuleStatus struct {
@@ -86,7 +74,7 @@ type ModuleStatus struct {
 
 // RunningStatus is one running container and its image against the lock.
 type RunningStatus struct {
-	Observation
+	observe.Observation
 	// Version and Created are what ordering knew of the image: the version
 	// under the module's versioning, and a plausible build date.
 	Version string
@@ -184,16 +172,16 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	for _, ro := range m.RunsOn {
 		if err, ok := in.Observed.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
 			failed = append(failed, ro.Host)
-			c.fail(&SourceError{Source: "host " + ro.Host, Err: err})
+			c.fail(&observe.SourceError{Source: "host " + ro.Host, Err: err})
 		}
 	}
-	obs, missing := Observations(m, in.Observed)
+	obs, missing := observe.Observations(m, in.Observed)
 	s.Missing = missing
-	enrichErr := Enrich(ctx, c.r.reg, m, obs)
+	enrichErr := observe.Enrich(ctx, c.r.reg, m, obs)
 	if enrichErr != nil {
 		c.fail(enrichErr)
 	}
-	var floors []Observation
+	var floors []observe.Observation
 	for _, o := range obs {
 		if o.Floor() {
 			floors = append(floors, o)
@@ -219,7 +207,7 @@ func (c *checker) fail(err error) {
 
 // running weighs each running container against the lock, and the running
 // containers against each other.
-func (c *checker) running(floors []Observation) {
+func (c *checker) running(floors []observe.Observation) {
 	opts := c.r.opts
 	for _, o := range floors {
 		rs := RunningStatus{Observation: o, Created: opts.Created(o.Image), Version: versionOf(opts, o.Image)}
@@ -255,13 +243,13 @@ func (c *checker) allowed() string {
 
 // upstream finds the newest candidate within the module's policy, describes
 // it, and weighs it against the lock.
-func (c *checker) upstream(floors []Observation) {
+func (c *checker) upstream(floors []observe.Observation) {
 	r, m := c.r, c.r.m
 	if r.reg == nil {
 		return // no registry may be asked: no candidate, and no failure
 	}
 	regErr := func(what string, err error) {
-		c.fail(fmt.Errorf("%s: %w", what, &SourceError{Source: "registry of " + m.Image, Err: err}))
+		c.fail(fmt.Errorf("%s: %w", what, &observe.SourceError{Source: "registry of " + m.Image, Err: err}))
 	}
 	ref, followLocked := "", false
 	switch {
@@ -336,7 +324,7 @@ func (c *checker) rankModule() *resolver {
 
 // hint records the newest tag the constraint leaves out, when it is newer
 // than the newest tag within. Only the tag list is read.
-func (c *checker) hint(tags []string, floors []Observation, within string) {
+func (c *checker) hint(tags []string, floors []observe.Observation, within string) {
 	m := c.r.m
 	if m.Policy != catalogue.TrackUpstream || m.Constraint == nil {
 		return

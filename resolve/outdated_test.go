@@ -17,6 +17,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -123,15 +124,15 @@ func TestOutdatedDetails(t *testing.T) {
 		unreachable bool
 	}{{"down", true}, {"regdown", true}, {"gone", false}} {
 		s := Outdated(context.Background(), outdatedInput(t, "at-least-running", "1.22.6", "1.22.6", "1.27.3", tc.opt), nil)[0]
-		if len(s.Failures) != 1 || Unreachable(s.Failures[0]) != tc.unreachable {
+		if len(s.Failures) != 1 || observe.Unreachable(s.Failures[0]) != tc.unreachable {
 			t.Errorf("%s: failures %v, unreachable want %v", tc.opt, s.Failures, tc.unreachable)
 		}
 	}
 	if s := Outdated(context.Background(), outdatedInput(t, "at-least-running", "1.22.6", "1.22.6", "1.27.3", "unavailable"), nil)[0]; len(s.Failures) != 0 || s.Upstream != nil {
 		t.Errorf("offline, nothing cached: failures %v, upstream %+v", s.Failures, s.Upstream)
 	}
-	for _, err := range []error{nil, fmt.Errorf("host x: %w", ErrNotAsked), fmt.Errorf("tags: %w", image.ErrUnavailable), fmt.Errorf("tag: %w", image.ErrNotFound)} {
-		if Unreachable(err) {
+	for _, err := range []error{nil, fmt.Errorf("tags: %w", image.ErrUnavailable), fmt.Errorf("tag: %w", image.ErrNotFound)} {
+		if observe.Unreachable(err) {
 			t.Errorf("%v counts as unreachable", err)
 		}
 	}
@@ -297,7 +298,7 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 			t.Fatalf("unknown option %q", o)
 		}
 	}
-	seen := Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	if running != "-" {
 		for i, w := range strings.Split(running, ",") {
 			state := "running"
@@ -351,8 +352,8 @@ func TestSourceErrorNamesOnce(t *testing.T) {
 		{"host h1", "host h10 (tcp://x): EOF", "host h1: host h10 (tcp://x): EOF"},
 		{"registry of r/x", "listing tags of r/x: EOF", "registry of r/x: listing tags of r/x: EOF"},
 	} {
-		if got := (&SourceError{Source: tc.source, Err: errors.New(tc.err)}).Error(); got != tc.want {
-			t.Errorf("SourceError{%q, %q} = %q, want %q", tc.source, tc.err, got, tc.want)
+		if got := (&observe.SourceError{Source: tc.source, Err: errors.New(tc.err)}).Error(); got != tc.want {
+			t.Errorf("observe.SourceError{%q, %q} = %q, want %q", tc.source, tc.err, got, tc.want)
 		}
 	}
 }

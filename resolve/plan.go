@@ -7,8 +7,9 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
 )
 
 // Plan is the outcome of resolving a catalogue: one Decision per module, by
@@ -25,8 +26,8 @@ type Decision struct {
 	Old *lock.Module
 	// New is the entry for the new lock; nil when refused or failed.
 	New *lock.Module
-	// Observations are the containers the module takes over, running or not.
-	Observations []Observation
+	// observe.Observations are the containers the module takes over, running or not.
+	Observations []observe.Observation
 	// Missing lists runs_on containers not found on their host.
 	Missing []string
 	// Skew is true when running containers of the module run different images.
@@ -43,8 +44,8 @@ type Decision struct {
 }
 
 // Floors are the running observations: those the lock must not go below.
-func (d *Decision) Floors() []Observation {
-	var f []Observation
+func (d *Decision) Floors() []observe.Observation {
+	var f []observe.Observation
 	for _, o := range d.Observations {
 		if o.Floor() {
 			f = append(f, o)
@@ -134,7 +135,7 @@ type Refusal struct {
 	// exact pin").
 	Chosen      image.Image
 	What        string
-	Observation Observation
+	Observation observe.Observation
 	Order       order.Result
 	opts        order.Options
 	fix         string
@@ -161,24 +162,6 @@ func (r *Refusal) Error() string {
 	}
 	return b.String()
 }
-
-// SourceError is a host or registry that could not be read or answered
-// wrongly.
-type SourceError struct {
-	Source string
-	Err    error
-}
-
-// Error names the source, unless the error names it already: host
-// adapters say "host h1 (unix:///…): …", "snapshot of host h1 (…): …".
-func (e *SourceError) Error() string {
-	msg := e.Err.Error()
-	if strings.Contains(msg, e.Source+" ") || strings.Contains(msg, e.Source+":") {
-		return msg
-	}
-	return e.Source + ": " + msg
-}
-func (e *SourceError) Unwrap() error { return e.Err }
 
 // Created renders a date for output, or "".
 func Created(t time.Time) string {

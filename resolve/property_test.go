@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pin-tool/pin/internal/observe"
+
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/lock"
@@ -119,7 +121,7 @@ func lockBytes(d *Decision) string {
 // TestObserveHostsKeepsOtherHosts checks that a failing host does not hide
 // the others' answers.
 func TestObserveHostsKeepsOtherHosts(t *testing.T) {
-	seen := ObserveHosts(context.Background(), map[string]Host{
+	seen := observe.Hosts(context.Background(), map[string]observe.Host{
 		"up":   hostFunc(func() (*host.Snapshot, error) { return &host.Snapshot{Host: "up"}, nil }),
 		"down": hostFunc(func() (*host.Snapshot, error) { return nil, fmt.Errorf("connection refused") }),
 	})

@@ -11,8 +11,9 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
 )
 
 // Registry is what resolving needs of a registry (or a mirror of one).
@@ -28,7 +29,7 @@ type Registry interface {
 type Input struct {
 	Catalogue *catalogue.Catalogue
 	Old       *lock.Lock
-	Observed  Observed
+	Observed  observe.Observed
 	// Registry returns the source to ask for a repository, or nil when none
 	// may be asked (offline, no mirror).
 	Registry func(repo string) Registry
@@ -90,12 +91,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	if in.Registry != nil {
 		r.reg = in.Registry(m.Image)
 	}
-	d.Observations, d.Missing = Observations(m, in.Observed)
+	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	var failed []string
 	for _, ro := range m.RunsOn {
 		if err, ok := in.Observed.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
 			failed = append(failed, ro.Host)
-			d.Err = errors.Join(d.Err, &SourceError{Source: "host " + ro.Host, Err: err})
+			d.Err = errors.Join(d.Err, &observe.SourceError{Source: "host " + ro.Host, Err: err})
 		}
 	}
 	if d.Err != nil {
@@ -108,7 +109,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		d.Observations, d.Missing = nil, nil
 		return d
 	}
-	if err := Enrich(ctx, r.reg, m, d.Observations); err != nil {
+	if err := observe.Enrich(ctx, r.reg, m, d.Observations); err != nil {
 		d.Err = err
 		return d
 	}
@@ -131,7 +132,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	return d
 }
 
-func runsOn(obs []Observation, host string) bool {
+func runsOn(obs []observe.Observation, host string) bool {
 	for _, o := range obs {
 		if o.Host == host {
 			return true
@@ -142,7 +143,7 @@ func runsOn(obs []Observation, host string) bool {
 
 // keepRunning weighs the old lock entry against what runs, for a
 // track-upstream module recorded from a host: no upstream tag is asked.
-func (r *resolver) keepRunning(floors []Observation) {
+func (r *resolver) keepRunning(floors []observe.Observation) {
 	var primary *image.Image
 	if old := r.d.Old; old != nil {
 		img := LockedImage(old)
@@ -162,7 +163,7 @@ func LockedImage(m *lock.Module) image.Image {
 
 // platform is the platform to resolve an index to: that of the running
 // container when known, else the module's.
-func (r *resolver) platform(floors []Observation) string {
+func (r *resolver) platform(floors []observe.Observation) string {
 	for _, o := range floors {
 		if o.Image.Platform != "" {
 			return o.Image.Platform
@@ -174,11 +175,11 @@ func (r *resolver) platform(floors []Observation) string {
 // fetch asks the registry for repo:ref, recording failures on the decision.
 func (r *resolver) fetch(ref, platform string) (image.Image, error) {
 	if r.reg == nil {
-		return image.Image{}, &SourceError{Source: "registry of " + r.m.Image, Err: errors.New("no registry may be asked (offline without a mirror)")}
+		return image.Image{}, &observe.SourceError{Source: "registry of " + r.m.Image, Err: errors.New("no registry may be asked (offline without a mirror)")}
 	}
 	img, err := r.reg.Image(r.ctx, r.m.Image, ref, platform)
 	if err != nil {
-		return image.Image{}, &SourceError{Source: "registry of " + r.m.Image, Err: err}
+		return image.Image{}, &observe.SourceError{Source: "registry of " + r.m.Image, Err: err}
 	}
 	return img, nil
 }
@@ -186,7 +187,7 @@ func (r *resolver) fetch(ref, platform string) (image.Image, error) {
 // pinImage describes the catalogue's pin: from the registry when one may be
 // asked, else from what the pin (and an old lock entry of the same digest)
 // says.
-func (r *resolver) pinImage(floors []Observation) (image.Image, bool) {
+func (r *resolver) pinImage(floors []observe.Observation) (image.Image, bool) {
 	pin := r.m.Pin
 	ref := pin.Digest
 	if ref == "" {
@@ -218,7 +219,7 @@ func (r *resolver) pinImage(floors []Observation) (image.Image, bool) {
 	return img, true
 }
 
-func (r *resolver) exact(floors []Observation) {
+func (r *resolver) exact(floors []observe.Observation) {
 	pin, ok := r.pinImage(floors)
 	if !ok {
 		return
@@ -231,7 +232,7 @@ func (r *resolver) exact(floors []Observation) {
 
 // checkFloors holds a chosen image against every floor. Older or unknown is
 // a refusal unless the catalogue states the downgrade.
-func (r *resolver) checkFloors(chosen image.Image, what string, floors []Observation) bool {
+func (r *resolver) checkFloors(chosen image.Image, what string, floors []observe.Observation) bool {
 	for _, o := range floors {
 		res := order.Compare(chosen, o.Image, r.opts)
 		if res.Cmp == order.Newer || res.Cmp == order.Equal {
@@ -259,7 +260,7 @@ func (r *resolver) downgradeAllowed() bool {
 }
 
 // fix says what the author can write to decide.
-func (r *resolver) fix(chosen image.Image, o Observation, unknown bool) string {
+func (r *resolver) fix(chosen image.Image, o observe.Observation, unknown bool) string {
 	loc := ""
 	if rng, ok := r.m.AttrRanges["pin"]; ok {
 		loc = fmt.Sprintf(" (%s)", rng)
@@ -288,7 +289,7 @@ func (r *resolver) fix(chosen image.Image, o Observation, unknown bool) string {
 	return fmt.Sprintf("in module %q%s: %s", r.m.Name, loc, strings.Join(opts, "; "))
 }
 
-func (r *resolver) atLeastRunning(floors []Observation) {
+func (r *resolver) atLeastRunning(floors []observe.Observation) {
 	var pin *image.Image
 	if r.m.Pin.Text != "" {
 		// Fetch only what ordering needs: when what runs is newer than the
@@ -313,7 +314,7 @@ func (r *resolver) atLeastRunning(floors []Observation) {
 // pick locks the newest of primary (the pin or the upstream candidate) and
 // the running images. With no clear newest, it refuses, or locks primary
 // where the catalogue states the downgrade.
-func (r *resolver) pick(primary *image.Image, what, source string, floors []Observation) {
+func (r *resolver) pick(primary *image.Image, what, source string, floors []observe.Observation) {
 	if primary != nil && allAtLeast(*primary, floors, r.opts) {
 		r.lockImage(*primary, source, r.describeWin(what+" "+short(*primary), *primary, floors))
 		return
@@ -350,7 +351,7 @@ func (r *resolver) pick(primary *image.Image, what, source string, floors []Obse
 	}
 }
 
-func allAtLeast(img image.Image, floors []Observation, opts order.Options) bool {
+func allAtLeast(img image.Image, floors []observe.Observation, opts order.Options) bool {
 	for _, o := range floors {
 		c := order.Compare(img, o.Image, opts).Cmp
 		if c != order.Newer && c != order.Equal {
@@ -361,7 +362,7 @@ func allAtLeast(img image.Image, floors []Observation, opts order.Options) bool 
 }
 
 // lockRunning locks the image a host runs, which is newer than primary.
-func (r *resolver) lockRunning(o Observation, primary *image.Image, what string, res order.Result) {
+func (r *resolver) lockRunning(o observe.Observation, primary *image.Image, what string, res order.Result) {
 	if o.Image.Digest == "" {
 		r.d.Refusal = &Refusal{Module: r.m.Name, Kind: KindNoDigest, Chosen: o.Image, What: "what " + o.Where() + " runs", Observation: o, Order: res, opts: r.opts,
 			fix: fmt.Sprintf("%s runs an image the host has no registry digest for (loaded or built locally): push it to %s and pin its digest, or write allow_downgrade = \"<why>\" in module %q to lock %s", o.Where(), r.m.Image, r.m.Name, what)}
@@ -369,13 +370,13 @@ func (r *resolver) lockRunning(o Observation, primary *image.Image, what string,
 	}
 	img := o.Image
 	if r.reg != nil {
-		// Enrich with what the registry knows (index platforms, config); an
+		// observe.Enrich with what the registry knows (index platforms, config); an
 		// image the registry does not hold is still locked as the host knows it.
-		if full, err := r.reg.Image(r.ctx, r.m.Image, img.Digest, r.platform([]Observation{o})); err == nil {
+		if full, err := r.reg.Image(r.ctx, r.m.Image, img.Digest, r.platform([]observe.Observation{o})); err == nil {
 			full.Tag = img.Tag
 			img = full
 		} else if !errors.Is(err, image.ErrNotFound) && !errors.Is(err, image.ErrUnavailable) {
-			r.d.Err = fmt.Errorf("describing the running image %s: %w", img.Digest, &SourceError{Source: "registry of " + r.m.Image, Err: err})
+			r.d.Err = fmt.Errorf("describing the running image %s: %w", img.Digest, &observe.SourceError{Source: "registry of " + r.m.Image, Err: err})
 			return
 		}
 		img.ImageID = ""
@@ -396,7 +397,7 @@ func (r *resolver) lockRunning(o Observation, primary *image.Image, what string,
 }
 
 // describeWin explains why the primary image won against the floors.
-func (r *resolver) describeWin(what string, img image.Image, floors []Observation) string {
+func (r *resolver) describeWin(what string, img image.Image, floors []observe.Observation) string {
 	if len(floors) == 0 {
 		return what + "; no host runs this module"
 	}
@@ -462,7 +463,7 @@ func (r *resolver) lockImage(img image.Image, source, reason string) {
 
 // skew reports whether running containers of one module run different
 // images.
-func skew(floors []Observation, opts order.Options) bool {
+func skew(floors []observe.Observation, opts order.Options) bool {
 	for i := 1; i < len(floors); i++ {
 		if order.Compare(floors[0].Image, floors[i].Image, opts).Cmp != order.Equal {
 			return true

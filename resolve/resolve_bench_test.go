@@ -9,6 +9,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 )
 
 // benchRegistry serves a fleet's tags and images from memory, as a warm
@@ -34,7 +35,7 @@ func (r *benchRegistry) Image(_ context.Context, repo, ref, _ string) (image.Ima
 // aliases, -alpine variants, a pre-release, CI tags) pinned at an older
 // release, and n/10 at-least-running modules whose host runs a release
 // newer than their pin.
-func benchFleet(n int) (*catalogue.Catalogue, *benchRegistry, Observed) {
+func benchFleet(n int) (*catalogue.Catalogue, *benchRegistry, observe.Observed) {
 	reg := &benchRegistry{tags: map[string][]string{}, images: map[string]image.Image{}}
 	cat := &catalogue.Catalogue{Hosts: []*catalogue.Host{{Name: "fleet-1", Snapshot: "fleet-1.json"}}}
 	snap := &host.Snapshot{Schema: 1, Host: "fleet-1", ImageStore: "classic"}
@@ -86,7 +87,7 @@ func benchFleet(n int) (*catalogue.Catalogue, *benchRegistry, Observed) {
 	for i := range n / 10 {
 		add(i, true)
 	}
-	seen := Observed{Snapshots: map[string]*host.Snapshot{"fleet-1": snap}, Errors: map[string]error{}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"fleet-1": snap}, Errors: map[string]error{}}
 	return cat, reg, seen
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/version"
 )
 
@@ -217,7 +218,7 @@ func runScenario(t *testing.T, policy, pin, running, upstream, options string) *
 			t.Fatalf("unknown option %q", o)
 		}
 	}
-	seen := Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	if running != "-" {
 		for i, w := range strings.Split(running, ",") {
 			state := "running"
@@ -315,7 +316,7 @@ func checkInvariant(t *testing.T, d *Decision) {
 			t.Fatalf("invariant broken: one_way module downgraded without restore")
 		}
 	}
-	if slices.ContainsFunc(d.Floors(), func(o Observation) bool { return o.Image.Digest == "" }) && d.New.Source == "running" && d.New.Digest == "" {
+	if slices.ContainsFunc(d.Floors(), func(o observe.Observation) bool { return o.Image.Digest == "" }) && d.New.Source == "running" && d.New.Digest == "" {
 		t.Fatal("locked a running image without a registry digest")
 	}
 }

@@ -5,15 +5,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/internal/observe"
+
 	"github.com/pin-tool/pin/internal/version"
+	"github.com/pin-tool/pin/lock"
 )
 
 // trackUpstream locks the newest upstream candidate, or a floating tag,
 // never older than what runs.
-func (r *resolver) trackUpstream(floors []Observation) {
+func (r *resolver) trackUpstream(floors []observe.Observation) {
 	if r.reg == nil {
-		r.d.Err = &SourceError{Source: "registry of " + r.m.Image, Err: fmt.Errorf("policy track-upstream needs a registry or a mirror, and none may be asked (offline)")}
+		r.d.Err = &observe.SourceError{Source: "registry of " + r.m.Image, Err: fmt.Errorf("policy track-upstream needs a registry or a mirror, and none may be asked (offline)")}
 		return
 	}
 	if r.m.Tag != "" {
@@ -27,7 +29,7 @@ func (r *resolver) trackUpstream(floors []Observation) {
 	}
 	tags, err := r.reg.Tags(r.ctx, r.m.Image)
 	if err != nil {
-		r.d.Err = fmt.Errorf("listing tags: %w", &SourceError{Source: "registry of " + r.m.Image, Err: err})
+		r.d.Err = fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + r.m.Image, Err: err})
 		return
 	}
 	best, n := r.rank(tags, floors)
@@ -65,7 +67,7 @@ func (r *resolver) filters() string {
 // variant of the pin (else of the running tag). It returns the tag and how
 // many tags qualified. Only tags are read: no manifest or config is fetched
 // to rank.
-func (r *resolver) rank(tags []string, floors []Observation) (string, int) {
+func (r *resolver) rank(tags []string, floors []observe.Observation) (string, int) {
 	s := r.m.Versioning
 	type cand struct {
 		tag string
@@ -109,7 +111,7 @@ func (r *resolver) rank(tags []string, floors []Observation) (string, int) {
 
 // referenceVariant is the variant to keep: the pin's tag, else the tag a
 // running container was started from.
-func (r *resolver) referenceVariant(floors []Observation) (string, bool) {
+func (r *resolver) referenceVariant(floors []observe.Observation) (string, bool) {
 	if v, ok := r.m.Versioning.Parse(r.m.Pin.Tag); ok && r.m.Pin.Tag != "" {
 		return v.Variant(), true
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/resolve"
 )
 
@@ -39,7 +40,7 @@ catalogue can name as the host's snapshot, for offline use.`,
 
 // writeSnapshot writes the host's snapshot atomically; a host that could not
 // be read writes nothing.
-func writeSnapshot(path string, seen resolve.Observed, hostName string) error {
+func writeSnapshot(path string, seen observe.Observed, hostName string) error {
 	if err, ok := seen.Errors[hostName]; ok {
 		return withCode(exitSource, fmt.Errorf("host %s: %w; no snapshot written", hostName, err))
 	}
@@ -99,21 +100,15 @@ type cutoverItem struct {
 }
 
 func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
-	cat, old, _, err := loadInputs(o.globalOptions, s)
+	in, err := load(ctx, o.globalOptions, s, o.Host, nil)
 	if err != nil {
 		return err
 	}
-	hosts, err := hostsFor(cat, o.globalOptions, o.Host)
-	if err != nil {
-		return err
-	}
-	seen := resolve.ObserveHosts(ctx, hosts)
-	if err, ok := seen.Errors[o.Host]; ok {
+	if err, ok := in.Observed.Errors[o.Host]; ok {
 		return withCode(exitSource, fmt.Errorf("host %s: %w", o.Host, err))
 	}
-	regs := newRegistries(cat, o.globalOptions)
-	cuts, err := resolve.PlanCutover(ctx, cat, old, seen, o.Host, regs.For, o.now())
-	regs.summary(s)
+	cuts, err := resolve.PlanCutover(ctx, in.Catalogue, in.Lock, in.Observed, o.Host, in.Registries.For, o.now())
+	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
 		return withCode(exitSource, err)
 	}

@@ -15,8 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/resolve"
 )
 
@@ -122,33 +123,22 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	cat, old, _, err := loadInputs(o.globalOptions, s)
+	prog := &progress{w: s.Err, on: o.Format != "json" && isTerminal(s.Err)}
+	in, err := load(ctx, o.globalOptions, s, "", prog)
 	if err != nil {
 		return err
 	}
-	hosts, err := hostsFor(cat, o.globalOptions, "")
-	if err != nil {
-		return err
-	}
-	prog := newProgress(s.Err, o.Format != "json" && isTerminal(s.Err), len(hosts), len(cat.Modules))
-	for name, h := range hosts {
-		if _, ok := h.(offlineHost); ok {
-			h = notAsked{h}
-		}
-		hosts[name] = countedHost{Host: h, done: prog.hostDone}
-	}
-	regs := newRegistries(cat, o.globalOptions)
-	seen := resolve.ObserveHosts(ctx, hosts)
+	seen := in.Observed
 	reports := resolve.Outdated(ctx, resolve.Input{
-		Catalogue:   cat,
-		Old:         old,
+		Catalogue:   in.Catalogue,
+		Old:         in.Lock,
 		Observed:    seen,
-		Registry:    regs.For,
+		Registry:    in.Registries.For,
 		Now:         o.now(),
 		Concurrency: o.Concurrency,
 	}, prog.moduleDone)
 	prog.clear()
-	regs.summary(s)
+	requestSummary(o.globalOptions, s, in.Registries)
 
 	out := outdatedReport(reports, o, failOn)
 	switch o.Format {
@@ -183,52 +173,22 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 
 // unreachable lists the hosts and registries that could not be read at all,
 // each once: they make the exit code 3.
-func unreachable(seen resolve.Observed, reports []*resolve.ModuleStatus) []string {
+func unreachable(seen observe.Observed, reports []*resolve.ModuleStatus) []string {
 	var msgs []string
 	for _, name := range slices.Sorted(maps.Keys(seen.Errors)) {
-		if err := seen.Errors[name]; resolve.Unreachable(err) {
-			msgs = append(msgs, (&resolve.SourceError{Source: "host " + name, Err: err}).Error())
+		if err := seen.Errors[name]; observe.Unreachable(err) {
+			msgs = append(msgs, (&observe.SourceError{Source: "host " + name, Err: err}).Error())
 		}
 	}
 	for _, r := range reports {
 		for _, err := range r.Failures {
-			var se *resolve.SourceError
-			if resolve.Unreachable(err) && errors.As(err, &se) && !slices.Contains(msgs, se.Error()) {
+			var se *observe.SourceError
+			if observe.Unreachable(err) && errors.As(err, &se) && !slices.Contains(msgs, se.Error()) {
 				msgs = append(msgs, se.Error())
 			}
 		}
 	}
 	return msgs
-}
-
-// notAsked marks a live host under --offline (hostsFor's offlineHost): the
-// module's report lacks it, which is an error status, but nothing was
-// unreachable.
-type notAsked struct{ resolve.Host }
-
-func (h notAsked) Observe(ctx context.Context) (*host.Snapshot, error) {
-	s, err := h.Host.Observe(ctx)
-	if err != nil {
-		err = notAskedError{err}
-	}
-	return s, err
-}
-
-type notAskedError struct{ err error }
-
-func (e notAskedError) Error() string        { return e.err.Error() }
-func (e notAskedError) Unwrap() error        { return e.err }
-func (e notAskedError) Is(target error) bool { return target == resolve.ErrNotAsked }
-
-// countedHost tells the progress line when a host has answered.
-type countedHost struct {
-	resolve.Host
-	done func()
-}
-
-func (h countedHost) Observe(ctx context.Context) (*host.Snapshot, error) {
-	defer h.done()
-	return h.Host.Observe(ctx)
 }
 
 // outdatedOutput is the report, as JSON (schema 1) and as the source of the
@@ -581,21 +541,23 @@ type progress struct {
 	modules, modulesTotal int
 }
 
-func newProgress(w io.Writer, on bool, hosts, modules int) *progress {
-	return &progress{w: w, on: on, hostsTotal: hosts, modulesTotal: modules}
-}
-
-func (p *progress) hostDone() {
+func (p *progress) loaded(c *catalogue.Catalogue) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hosts++
+	p.hostsTotal, p.modulesTotal = len(c.Hosts), len(c.Modules)
+}
+
+func (p *progress) hostDone(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hosts, p.hostsTotal = done, total
 	p.draw()
 }
 
-func (p *progress) moduleDone(done, _ int) {
+func (p *progress) moduleDone(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.modules = done
+	p.modules, p.modulesTotal = done, total
 	p.draw()
 }
 

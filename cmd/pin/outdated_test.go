@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
@@ -284,9 +285,10 @@ func TestOutdatedHostileNames(t *testing.T) {
 // redraws in place and is erased at the end; off, it prints nothing.
 func TestOutdatedProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, true, 2, 3)
-	p.hostDone()
-	p.hostDone()
+	p := &progress{w: &b, on: true}
+	p.loaded(&catalogue.Catalogue{Hosts: make([]*catalogue.Host, 2), Modules: make([]*catalogue.Module, 3)})
+	p.hostDone(1, 2)
+	p.hostDone(2, 2)
 	p.moduleDone(1, 3)
 	p.clear()
 	want := "\r\x1b[Kpin outdated: hosts 1/2, modules 0/3\r\x1b[Kpin outdated: hosts 2/2, modules 0/3\r\x1b[Kpin outdated: hosts 2/2, modules 1/3\r\x1b[K"
@@ -294,8 +296,8 @@ func TestOutdatedProgress(t *testing.T) {
 		t.Errorf("progress = %q\nwant       %q", b.String(), want)
 	}
 	b.Reset()
-	off := newProgress(&b, false, 2, 3)
-	off.hostDone()
+	off := &progress{w: &b}
+	off.hostDone(1, 2)
 	off.moduleDone(1, 3)
 	off.clear()
 	if b.Len() != 0 {

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/faultproxy"
+	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -43,21 +42,6 @@ than what a host runs is refused, and then nothing is written.`,
 	}
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 if the lock would change")
 	return cmd
-}
-
-// loadInputs loads the catalogue and the old lock, printing diagnostics.
-func loadInputs(g *globalOptions, s streams) (*catalogue.Catalogue, *lock.Lock, []byte, error) {
-	cat, diags := catalogue.Load(g.Catalogue)
-	printDiags(s, cat.Files, diags)
-	if diags.HasErrors() {
-		return nil, nil, nil, withCode(exitInput, fmt.Errorf("catalogue %s has errors: %w", g.Catalogue, errReported))
-	}
-	old, oldBytes, ldiags := lock.Load(g.Lock)
-	if ldiags.HasErrors() {
-		printDiags(s, map[string]*hcl.File{g.Lock: {Bytes: oldBytes}}, ldiags)
-		return nil, nil, nil, withCode(exitInput, fmt.Errorf("lockfile %s cannot be read: %w", g.Lock, errReported))
-	}
-	return cat, old, oldBytes, nil
 }
 
 func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
@@ -111,33 +95,27 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return err
 	}
 	defer unlock()
-	cat, old, oldBytes, err := loadInputs(o.globalOptions, s)
+	in, err := load(ctx, o.globalOptions, s, o.FromHost, nil)
 	if err != nil {
 		return err
 	}
-	hosts, err := hostsFor(cat, o.globalOptions, o.FromHost)
-	if err != nil {
-		return err
-	}
-	regs := newRegistries(cat, o.globalOptions)
-	seen := resolve.ObserveHosts(ctx, hosts)
 	if o.Snapshot != "" {
-		if err := writeSnapshot(o.Snapshot, seen, o.FromHost); err != nil {
+		if err := writeSnapshot(o.Snapshot, in.Observed, o.FromHost); err != nil {
 			return err
 		}
 	}
 	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue:   cat,
-		Old:         old,
-		Observed:    seen,
-		Registry:    regs.For,
+		Catalogue:   in.Catalogue,
+		Old:         in.Lock,
+		Observed:    in.Observed,
+		Registry:    in.Registries.For,
 		Now:         o.now(),
 		Concurrency: o.Concurrency,
 		FromHost:    o.FromHost,
 	})
-	regs.summary(s)
+	requestSummary(o.globalOptions, s, in.Registries)
 	newBytes := lock.Format(plan.Lock())
-	changed := !bytes.Equal(newBytes, oldBytes)
+	changed := !bytes.Equal(newBytes, in.LockBytes)
 	complete := !plan.Refused() && !plan.Failed()
 
 	written := false

@@ -4,11 +4,9 @@
 // prints each stage's wall and CPU time, and writes a CPU profile and a
 // heap profile for "go tool pprof".
 //
-// pin has no profiling flag, so this harness wires the same packages the
-// way cmd/pin does (registry.NewRemote per registry host, with the disk
-// cache; host.SnapshotFile per snapshot host). It leaves out what only the
-// CLI does: the folder lock, the plan rendering, live Docker hosts and
-// layout mirrors. pinbench runs it after its measured runs (bench/run).
+// pin has no profiling flag, so this harness runs the same pipeline as
+// cmd/pin (source.Load, then resolve.Resolve). It leaves out what only the
+// CLI does: the folder lock and the plan rendering. pinbench runs it after its measured runs (bench/run).
 //
 // Usage:
 //
@@ -17,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -24,17 +23,11 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
-	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
-	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/resolve"
 )
 
@@ -115,54 +108,23 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 	}
 	start := t
 
-	cat, diags := catalogue.Load(catPath)
-	if diags.HasErrors() {
-		return fmt.Errorf("catalogue: %s", diags.Error())
+	in, _, err := source.Load(ctx, source.Request{Catalogue: catPath, Lock: lockPath,
+		Options: source.Options{CacheDir: cacheDir, Concurrency: conc, Timeout: 30 * time.Second}})
+	if err != nil {
+		var de *source.DiagnosticsError
+		if errors.As(err, &de) {
+			return fmt.Errorf("%w: %s", err, de.Diagnostics.Error())
+		}
+		return err
 	}
-	old, _, ldiags := lock.Load(lockPath)
-	if ldiags.HasErrors() {
-		return fmt.Errorf("lock: %s", ldiags.Error())
-	}
-	mark(fmt.Sprintf("load (%d modules)", len(cat.Modules)))
+	mark(fmt.Sprintf("load, observe hosts (%d modules)", len(in.Catalogue.Modules)))
 
-	hosts := map[string]resolve.Host{}
-	for _, h := range cat.Hosts {
-		if h.Snapshot == "" {
-			return fmt.Errorf("host %s is not a snapshot: pinprof reads snapshots only", h.Name)
-		}
-		hosts[h.Name] = host.SnapshotFile{HostName: h.Name, Path: h.Snapshot}
-	}
-	seen := resolve.ObserveHosts(ctx, hosts)
-	mark("observe hosts")
-
-	cache := registry.NewCache(cacheDir)
-	var mu sync.Mutex
-	remotes := map[string]resolve.Registry{}
-	counter := registry.NewCounter(remote.DefaultTransport)
-	regFor := func(repo string) resolve.Registry {
-		ref, err := name.NewRepository(repo)
-		if err != nil {
-			return nil
-		}
-		h := ref.RegistryStr()
-		mu.Lock()
-		defer mu.Unlock()
-		if r, ok := remotes[h]; ok {
-			return r
-		}
-		opts := registry.RemoteOptions{Host: h, Concurrency: conc, Cache: cache, Transport: counter, Repositories: cat.Repositories(h)}
-		if c := cat.Registry(h); c != nil {
-			opts.Mirror, opts.Insecure, opts.TokenHosts = c.MirrorHost, c.Insecure, c.TokenHosts
-		}
-		remotes[h] = registry.NewRemote(opts)
-		return remotes[h]
-	}
 	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue: cat, Old: old, Observed: seen, Registry: regFor,
+		Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For,
 		Now: time.Now(), Concurrency: conc,
 	})
 	mark("resolve (registry requests)")
-	for _, l := range counter.Summary() {
+	for _, l := range in.Registries.Summary() {
 		fmt.Println("  " + l)
 	}
 	if plan.Failed() || plan.Refused() {

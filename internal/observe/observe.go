@@ -1,4 +1,4 @@
-package resolve
+package observe
 
 import (
 	"context"
@@ -25,9 +25,9 @@ type Observed struct {
 	Errors    map[string]error
 }
 
-// ObserveHosts reads all hosts concurrently. A host that fails does not stop
+// Hosts reads all hosts concurrently. A host that fails does not stop
 // the others: its error is kept by name.
-func ObserveHosts(ctx context.Context, hosts map[string]Host) Observed {
+func Hosts(ctx context.Context, hosts map[string]Host) Observed {
 	out := Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup

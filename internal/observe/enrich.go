@@ -1,4 +1,4 @@
-package resolve
+package observe
 
 import (
 	"context"
@@ -8,6 +8,12 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
 )
+
+// Describer describes an image of a repository by tag or digest, an index
+// resolved to platform: what Enrich needs of a registry.
+type Describer interface {
+	Image(ctx context.Context, repo, ref, platform string) (image.Image, error)
+}
 
 // needsDescription reports whether a host said of an image only where it
 // comes from: a registry digest, but no build date, no labels and no
@@ -30,7 +36,7 @@ func needsDescription(img image.Image) bool {
 // offline (image.ErrUnavailable), leaves its observations as they were:
 // ordering then rests on their tags, or is unknown. Any other error is
 // returned, naming the observation. With reg nil nothing is asked.
-func Enrich(ctx context.Context, reg Registry, m *catalogue.Module, obs []Observation) error {
+func Enrich(ctx context.Context, reg Describer, m *catalogue.Module, obs []Observation) error {
 	if reg == nil {
 		return nil
 	}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds on text printed to people: a run of characters without a space
+// (a tag, a container name, a label value, a URL) and a line. Longer ones
+// are cut with "…": a hostile or broken source must not flood a terminal
+// or a CI log.
+const (
+	maxPrintedRun  = 256
+	maxPrintedLine = 2048
+)
+
+// sanitize escapes control characters (terminal escape sequences among
+// them), Unicode bidirectional controls and line separators in text
+// printed to people, and cuts runs and lines longer than maxPrintedRun and
+// maxPrintedLine characters with "…"; newlines and tabs stay.
+func sanitize(s string) string {
+	var b strings.Builder
+	run, line := 0, 0
+	cutRun, cutLine := false, false
+	for _, r := range s {
+		if r == '\n' {
+			b.WriteByte('\n')
+			run, line, cutRun, cutLine = 0, 0, false, false
+			continue
+		}
+		out := string(r)
+		switch {
+		case r == '\t':
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			out = fmt.Sprintf("\\x%02x", r)
+		case r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029:
+			out = fmt.Sprintf("\\u%04x", r)
+		}
+		space := out == string(r) && unicode.IsSpace(r)
+		if space {
+			run, cutRun = 0, false
+		}
+		if cutLine || (cutRun && !space) {
+			continue
+		}
+		n := utf8.RuneCountInString(out)
+		switch {
+		case line+n > maxPrintedLine:
+			b.WriteString("…")
+			cutLine = true
+		case !space && run+n > maxPrintedRun:
+			b.WriteString("…")
+			cutRun = true
+			line++
+		default:
+			b.WriteString(out)
+			line += n
+			if !space {
+				run += n
+			}
+		}
+	}
+	return b.String()
+}

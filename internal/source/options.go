@@ -1,0 +1,19 @@
+package source
+
+import "time"
+
+// Options are what a run may ask, and how.
+type Options struct {
+	// Offline asks no host or registry over the network: only the lock,
+	// snapshot files, layout mirrors and the cache.
+	Offline bool
+	// CacheDir is the cache of immutable registry content; "" means the
+	// user cache folder.
+	CacheDir string
+	// Concurrency bounds the requests in flight to each registry (pin's
+	// --concurrency; default 8). It is the one bound a user sets: how many
+	// modules are decided at once follows from it (package resolve).
+	Concurrency int
+	// Timeout bounds each request to a host or registry (default 30s).
+	Timeout time.Duration
+}
