@@ -120,6 +120,20 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%s: Compare not antisymmetric for %q", s, tag)
 			}
 			_ = v.SemVer()
+			if v.Precision() != len(v.Parts) {
+				t.Fatalf("%s: %q precision %d, %d parts", s, tag, v.Precision(), len(v.Parts))
+			}
+			// Agree is symmetric and Relate antisymmetric, against versions
+			// of other precisions and markers.
+			for _, o := range []string{"1.0", "1.0.0", "1.0.0-rc.1", "0.9.9.9"} {
+				u, _ := (Scheme{}).Parse(o)
+				if Agree(v, u) != Agree(u, v) {
+					t.Fatalf("Agree(%q, %q) not symmetric", tag, o)
+				}
+				if Relate(v, u) != mirror(Relate(u, v)) {
+					t.Fatalf("Relate(%q, %q) = %v but Relate(%q, %q) = %v", tag, o, Relate(v, u), o, tag, Relate(u, v))
+				}
+			}
 		}
 	})
 }
