@@ -3,7 +3,6 @@ package order
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/pin-tool/pin/internal/image"
@@ -63,24 +62,94 @@ type Options struct {
 // builds stamp 1970-01-01 or 0001-01-01; no container image predates 1990.
 var earliestPlausible = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Compare orders a relative to b.
+// Compare orders a relative to b, by the first rule that decides:
+//
+//  1. the same content: Equal.
+//  2. a conflicting version on either side (tag and label disagree):
+//     Unknown, whatever else is known.
+//  3. both versions known and of one variant (or AnyVariant): the version
+//     decides when the versions differ; equal versions (a rebuild) fall to
+//     the build dates.
+//  4. both versions known, of different variants: version.Relate reads
+//     them as intervals; the plausible build dates decide only where they
+//     agree with it (or where it says nothing), else Unknown. Without
+//     plausible dates on both sides: Unknown.
+//  5. the build dates, when both are plausible and differ.
+//  6. Unknown.
+//
+// Compare is antisymmetric: Compare(b, a) mirrors Compare(a, b) (Older and
+// Newer swap) by the same rule. An Unknown result has Rule RuleNone.
 func Compare(a, b image.Image, o Options) Result {
 	if sameContent(a, b) {
 		return Result{Cmp: Equal, Rule: RuleContent, Detail: "same content"}
 	}
-	if r, ok := byVersion(a, b, o); ok {
-		return r
+	va, vb := o.VersionOf(a), o.VersionOf(b)
+	if va.Kind == Conflicting || vb.Kind == Conflicting {
+		return Result{Cmp: Unknown, Rule: RuleNone, Detail: conflict(a, va, b, vb)}
 	}
-	ca, cb := o.Created(a), o.Created(b)
-	if !ca.IsZero() && !cb.IsZero() && !ca.Equal(cb) {
-		c := Older
-		op := "<"
-		if ca.After(cb) {
-			c, op = Newer, ">"
+	dates := byCreated(a, b, o)
+	if va.Known() && vb.Known() {
+		x, y := va.Version, vb.Version
+		if o.AnyVariant || version.SameVariant(x, y) {
+			if c := version.Compare(x, y); c != 0 {
+				res := Result{Rule: RuleVersion, Cmp: Older, Detail: fmt.Sprintf("version %s < %s", x.Original, y.Original)}
+				if c > 0 {
+					res.Cmp, res.Detail = Newer, fmt.Sprintf("version %s > %s", x.Original, y.Original)
+				}
+				return res
+			}
+			// Same version, different content: a rebuild. Dates may decide.
+		} else {
+			return acrossVariants(x, y, dates)
 		}
-		return Result{Cmp: c, Rule: RuleCreated, Detail: fmt.Sprintf("built %s %s %s", ca.Format(time.RFC3339), op, cb.Format(time.RFC3339))}
+	}
+	if dates.Cmp != Unknown {
+		return dates
 	}
 	return Result{Cmp: Unknown, Rule: RuleNone, Detail: "no rule decides: " + whyUnknown(a, b, o)}
+}
+
+// acrossVariants weighs the versions of two variants against the build
+// dates: the dates decide only where the versions do not contradict them.
+func acrossVariants(x, y version.Version, dates Result) Result {
+	rel := version.Relate(x, y)
+	if dates.Cmp == Unknown {
+		return Result{Cmp: Unknown, Rule: RuleNone, Detail: fmt.Sprintf("versions %s and %s are of different variants and no plausible build dates order them", x.Original, y.Original)}
+	}
+	switch {
+	case rel == version.Overlap:
+		dates.Detail += fmt.Sprintf(" (versions %s and %s do not order them)", x.Original, y.Original)
+		return dates
+	case rel.Below() && dates.Cmp == Older, rel.Above() && dates.Cmp == Newer:
+		dates.Detail += fmt.Sprintf(", as versions %s %s %s", x.Original, rel, y.Original)
+		return dates
+	}
+	return Result{Cmp: Unknown, Rule: RuleNone, Detail: fmt.Sprintf("the versions and the build dates disagree: version %s %s %s, but %s", x.Original, rel, y.Original, dates.Detail)}
+}
+
+// byCreated orders by plausible build dates; Unknown when either is missing
+// or they are equal.
+func byCreated(a, b image.Image, o Options) Result {
+	ca, cb := o.Created(a), o.Created(b)
+	if ca.IsZero() || cb.IsZero() || ca.Equal(cb) {
+		return Result{Cmp: Unknown, Rule: RuleNone}
+	}
+	c, op := Older, "<"
+	if ca.After(cb) {
+		c, op = Newer, ">"
+	}
+	return Result{Cmp: c, Rule: RuleCreated, Detail: fmt.Sprintf("built %s %s %s", ca.Format(time.RFC3339), op, cb.Format(time.RFC3339))}
+}
+
+// conflict says which side's tag and label disagree.
+func conflict(a image.Image, va Claim, b image.Image, vb Claim) string {
+	switch {
+	case va.Kind == Conflicting && vb.Kind == Conflicting:
+		return fmt.Sprintf("%s has %s; %s has %s", a.Ref(), va, b.Ref(), vb)
+	case va.Kind == Conflicting:
+		return va.String()
+	}
+	return vb.String()
 }
 
 func sameContent(a, b image.Image) bool {
@@ -110,57 +179,6 @@ func sameContent(a, b image.Image) bool {
 	return false
 }
 
-// Version returns the version of an image under the scheme and whether it
-// came from the tag (true) or the version label (false).
-func (o Options) Version(i image.Image) (v version.Version, fromTag, ok bool) {
-	if i.Tag != "" {
-		if v, ok := o.Scheme.Parse(i.Tag); ok {
-			return v, true, true
-		}
-	}
-	if l := i.VersionLabel(); l != "" {
-		if v, ok := o.Scheme.Parse(l); ok {
-			return v, false, true
-		}
-	}
-	return version.Version{}, false, false
-}
-
-// labelVersion is the version read from the label alone.
-func (o Options) labelVersion(i image.Image) (version.Version, bool) {
-	if l := i.VersionLabel(); l != "" {
-		return o.Scheme.Parse(l)
-	}
-	return version.Version{}, false
-}
-
-func byVersion(a, b image.Image, o Options) (Result, bool) {
-	va, ta, oka := o.Version(a)
-	vb, tb, okb := o.Version(b)
-	if !oka || !okb {
-		return Result{}, false
-	}
-	if ta && tb && !o.AnyVariant && va.Variant() != vb.Variant() {
-		// Tags of different variants do not compare; the labels may.
-		la, okla := o.labelVersion(a)
-		lb, oklb := o.labelVersion(b)
-		if !okla || !oklb {
-			return Result{}, false
-		}
-		va, vb = la, lb
-	}
-	c := version.Compare(va, vb)
-	if c == 0 {
-		// Same version, different content: a rebuild. Dates may decide.
-		return Result{}, false
-	}
-	res := Result{Rule: RuleVersion, Cmp: Older, Detail: fmt.Sprintf("version %s < %s", va.Original, vb.Original)}
-	if c > 0 {
-		res.Cmp, res.Detail = Newer, fmt.Sprintf("version %s > %s", va.Original, vb.Original)
-	}
-	return res, true
-}
-
 // Created returns an image's plausible build date: the config's created,
 // else the org.opencontainers.image.created label; zero when neither is
 // plausible.
@@ -182,27 +200,4 @@ func (o Options) plausible(t time.Time) bool {
 
 func whyUnknown(a, b image.Image, o Options) string {
 	return fmt.Sprintf("%s is %s; %s is %s", a.Ref(), o.Known(a), b.Ref(), o.Known(b))
-}
-
-// Known says in words what ordering could use of an image: its version and
-// build date, or that they are missing or implausible.
-func (o Options) Known(i image.Image) string {
-	var parts []string
-	if v, fromTag, ok := o.Version(i); ok {
-		src := "label"
-		if fromTag {
-			src = "tag"
-		}
-		parts = append(parts, fmt.Sprintf("version %s (from the %s, variant %s)", v.Original, src, v.Variant()))
-	} else {
-		parts = append(parts, fmt.Sprintf("no %s version in its tag or label", o.Scheme))
-	}
-	if c := o.Created(i); !c.IsZero() {
-		parts = append(parts, "built "+c.Format(time.RFC3339))
-	} else if !i.Created.IsZero() {
-		parts = append(parts, "build date "+i.Created.UTC().Format(time.RFC3339)+" (not plausible: treated as unknown)")
-	} else {
-		parts = append(parts, "no build date")
-	}
-	return strings.Join(parts, ", ")
 }

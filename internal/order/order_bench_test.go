@@ -59,8 +59,8 @@ func BenchmarkOrderTags10000(b *testing.B) {
 	for b.Loop() {
 		byVariant := map[string][]cand{}
 		for _, img := range imgs {
-			if v, fromTag, ok := o.Version(img); ok && fromTag && !v.Prerelease() {
-				byVariant[v.Variant()] = append(byVariant[v.Variant()], cand{img.Tag, v})
+			if c := o.VersionOf(img); c.HasTag && !c.Tag.Prerelease() {
+				byVariant[c.Tag.Variant()] = append(byVariant[c.Tag.Variant()], cand{img.Tag, c.Tag})
 			}
 		}
 		all := byVariant["{3}"]

@@ -2,6 +2,7 @@ package version
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,16 +68,29 @@ type Version struct {
 	Original string
 	// Prefix and Suffix are the variant around the version ("v", "-alpine").
 	Prefix, Suffix string
-	// Parts are the numeric parts of the version core.
-	Parts []int
+	// Parts are the numeric parts of the version core, as decimal digit
+	// strings of any length without leading zeros ("0" for zero): a Unix
+	// timestamp or a 14-digit date is one part, and no part overflows.
+	Parts []string
 	// Pre is the pre-release marker ("rc.1", "b1"); empty for a release.
 	Pre string
 }
 
 // Variant identifies the family of tags this version can be compared with:
-// prefix, precision and suffix.
+// prefix, precision and suffix. It is a key for grouping ("v{3}-alpine"),
+// not words for people: say the version's Original instead.
 func (v Version) Variant() string {
 	return fmt.Sprintf("%s{%d}%s", v.Prefix, len(v.Parts), v.Suffix)
+}
+
+// Precision is the number of numeric parts of the core: 2 for "1.27", 3 for
+// "1.27.3", 1 for a numeric version.
+func (v Version) Precision() int { return len(v.Parts) }
+
+// SameVariant reports whether a and b are of one variant: the same prefix,
+// precision and suffix.
+func SameVariant(a, b Version) bool {
+	return a.Prefix == b.Prefix && len(a.Parts) == len(b.Parts) && a.Suffix == b.Suffix
 }
 
 // Prerelease reports whether the version carries a pre-release marker.
@@ -86,7 +100,7 @@ func (v Version) Prerelease() bool { return v.Pre != "" }
 func (v Version) Core() string {
 	s := make([]string, len(v.Parts))
 	for i, p := range v.Parts {
-		s[i] = strconv.Itoa(p)
+		s[i] = trimZeros(p)
 	}
 	return strings.Join(s, ".")
 }
@@ -99,14 +113,32 @@ func (v Version) String() string {
 	return v.Core()
 }
 
-// SemVer returns the version core (first three parts) with its pre-release as
-// a Masterminds semver value, for checking constraints.
-func (v Version) SemVer() *semver.Version {
+// SemVerOK returns the version core (first three parts, missing ones zero)
+// with its pre-release as a Masterminds semver value, for checking
+// constraints. ok is false when one of those parts exceeds the largest
+// uint64 (18446744073709551615), which Masterminds cannot hold: such a
+// version satisfies no constraint, so a caller must treat it as failing.
+// A fourth part is left out, as semver has none.
+func (v Version) SemVerOK() (sv *semver.Version, ok bool) {
 	var p [3]uint64
+	ok = true
 	for i := 0; i < 3 && i < len(v.Parts); i++ {
-		p[i] = uint64(v.Parts[i])
+		n, err := strconv.ParseUint(trimZeros(v.Parts[i]), 10, 64)
+		if err != nil {
+			n, ok = math.MaxUint64, false
+		}
+		p[i] = n
 	}
-	return semver.New(p[0], p[1], p[2], semverPre(v.Pre), "")
+	return semver.New(p[0], p[1], p[2], semverPre(v.Pre), ""), ok
+}
+
+// SemVer is SemVerOK without ok: a part beyond uint64 is clamped to the
+// largest uint64. The clamp keeps "greater than" constraints right but can
+// pass a constraint that names that very number; use SemVerOK where a
+// version outside uint64 must fail.
+func (v Version) SemVer() *semver.Version {
+	sv, _ := v.SemVerOK()
+	return sv
 }
 
 // semverPre turns a pre-release marker into a valid semver pre-release
@@ -122,8 +154,9 @@ var (
 	// Tolerant semver: optional v, 2 to 4 numeric parts, the rest.
 	semverRe = regexp.MustCompile(`^([vV]?)(\d+(?:\.\d+){1,3})(.*)$`)
 	// Calendar versions: a year first (dotted) or a compact date.
-	calverDotRe     = regexp.MustCompile(`^([vV]?)((?:\d{4}|\d{2})(?:\.\d{1,2}){1,2}(?:\.\d+)?)(.*)$`)
-	calverCompactRe = regexp.MustCompile(`^([vV]?)(\d{4})(\d{2})(\d{2})?((?:[-_.+].*)?)$`)
+	calverDotRe = regexp.MustCompile(`^([vV]?)((?:\d{4}|\d{2})(?:\.\d{1,2}){1,2}(?:\.\d+)?)(.*)$`)
+	// YYYYMM, YYYYMMDD, YYYYMMDDhhmm, YYYYMMDDhhmmss.
+	calverCompactRe = regexp.MustCompile(`^([vV]?)(\d{4})(\d{2})(?:(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?)?((?:[-_.+].*)?)$`)
 	numericRe       = regexp.MustCompile(`^(\D*?)(\d+)((?:[-_+].*)?)$`)
 	// A pre-release marker, alone in a dash-separated segment.
 	preSegRe = regexp.MustCompile(`(?i)^(alpha|beta|rc|pre|preview|dev|nightly|snapshot|canary|a|b|c)(?:[._]?\d+)*$`)
@@ -147,11 +180,13 @@ func (s Scheme) Parse(text string) (v Version, ok bool) {
 	case CalVer:
 		if m := calverCompactRe.FindStringSubmatch(text); m != nil {
 			core := m[2] + "." + m[3]
-			if m[4] != "" {
-				core += "." + m[4]
+			for _, f := range m[4:8] {
+				if f != "" {
+					core += "." + f
+				}
 			}
-			v, ok := build(text, m[1], core, m[5])
-			return v, ok && plausibleCalendar(v.Parts)
+			v, ok := build(text, m[1], core, m[8])
+			return v, ok && plausibleCalendar(v.Parts) && plausibleClock(v.Parts)
 		}
 		m := calverDotRe.FindStringSubmatch(text)
 		if m == nil {
@@ -192,18 +227,40 @@ func (s Scheme) Parse(text string) (v Version, ok bool) {
 
 // plausibleCalendar keeps calendar versions to real months and days, so that
 // "1.2.3" is not read as a date.
-func plausibleCalendar(p []int) bool {
+func plausibleCalendar(p []string) bool {
 	if len(p) < 2 {
 		return false
 	}
-	y := p[0]
+	y := small(p[0])
 	if !(y >= 1970 && y <= 9999) && !(y >= 10 && y <= 99) {
 		return false
 	}
-	if p[1] < 1 || p[1] > 12 {
+	if m := small(p[1]); m < 1 || m > 12 {
 		return false
 	}
-	return len(p) < 3 || (p[2] >= 1 && p[2] <= 31)
+	return len(p) < 3 || (small(p[2]) >= 1 && small(p[2]) <= 31)
+}
+
+// plausibleClock keeps the time of a compact date (YYYYMMDDhhmm[ss]) to a
+// real hour, minute and second.
+func plausibleClock(p []string) bool {
+	limits := []int{23, 59, 59}
+	for i := 3; i < len(p); i++ {
+		if n := small(p[i]); n < 0 || n > limits[i-3] {
+			return false
+		}
+	}
+	return true
+}
+
+// small is a part as an int, or -1 when it has more than 9 digits.
+func small(part string) int {
+	part = trimZeros(part)
+	if len(part) > 9 {
+		return -1
+	}
+	n, _ := strconv.Atoi(part)
+	return n
 }
 
 // build splits what follows the core into build metadata (ignored),
@@ -211,11 +268,10 @@ func plausibleCalendar(p []int) bool {
 func build(orig, prefix, core, rest string) (Version, bool) {
 	v := Version{Original: orig, Prefix: prefix}
 	for _, f := range strings.Split(core, ".") {
-		n, err := strconv.Atoi(f)
-		if err != nil || len(f) > 9 {
+		if !digitsRe.MatchString(f) {
 			return Version{}, false
 		}
-		v.Parts = append(v.Parts, n)
+		v.Parts = append(v.Parts, trimZeros(f))
 	}
 	if i := strings.IndexByte(rest, '+'); i >= 0 {
 		rest = rest[:i]
@@ -259,16 +315,16 @@ func build(orig, prefix, core, rest string) (Version, bool) {
 func isLoneLetter(s string) bool { return len(s) == 1 }
 
 // Compare orders two versions: -1 when a < b, 0 when equal, +1 when a > b.
-// Numeric parts are compared first (missing parts count as zero), then a
+// Numeric parts are compared first, as numbers of any length (missing parts
+// count as zero), then a
 // release is newer than any of its pre-releases, then pre-releases are
 // ordered by marker (dev, nightly, snapshot, canary < alpha < beta < pre,
 // preview < rc) and number. The variant is not compared: callers check it.
 func Compare(a, b Version) int {
 	n := max(len(a.Parts), len(b.Parts))
 	for i := range n {
-		x, y := part(a.Parts, i), part(b.Parts, i)
-		if x != y {
-			return cmpInt(x, y)
+		if c := cmpDigits(part(a.Parts, i), part(b.Parts, i)); c != 0 {
+			return c
 		}
 	}
 	switch {
@@ -282,11 +338,31 @@ func Compare(a, b Version) int {
 	return comparePre(preIdents(a.Pre), preIdents(b.Pre))
 }
 
-func part(p []int, i int) int {
+func part(p []string, i int) string {
 	if i < len(p) {
 		return p[i]
 	}
-	return 0
+	return "0"
+}
+
+// trimZeros strips leading zeros from a digit string, leaving "0" for zero.
+func trimZeros(d string) string {
+	i := 0
+	for i < len(d)-1 && d[i] == '0' {
+		i++
+	}
+	return d[i:]
+}
+
+// cmpDigits compares two decimal digit strings as numbers of any length:
+// without leading zeros, the longer is larger; of equal length, the first
+// differing digit decides.
+func cmpDigits(x, y string) int {
+	x, y = trimZeros(x), trimZeros(y)
+	if c := cmpInt(len(x), len(y)); c != 0 {
+		return c
+	}
+	return strings.Compare(x, y)
 }
 
 func cmpInt(x, y int) int {
@@ -341,9 +417,7 @@ func comparePre(a, b []string) int {
 		xn, yn := digitsRe.MatchString(x), digitsRe.MatchString(y)
 		switch {
 		case xn && yn:
-			xi, _ := strconv.Atoi(x)
-			yi, _ := strconv.Atoi(y)
-			if c := cmpInt(xi, yi); c != 0 {
+			if c := cmpDigits(x, y); c != 0 {
 				return c
 			}
 		case xn != yn:

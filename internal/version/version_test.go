@@ -120,6 +120,116 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%s: Compare not antisymmetric for %q", s, tag)
 			}
 			_ = v.SemVer()
+			if v.Precision() != len(v.Parts) {
+				t.Fatalf("%s: %q precision %d, %d parts", s, tag, v.Precision(), len(v.Parts))
+			}
+			// Agree is symmetric and Relate antisymmetric, against versions
+			// of other precisions and markers.
+			for _, o := range []string{"1.0", "1.0.0", "1.0.0-rc.1", "0.9.9.9"} {
+				u, _ := (Scheme{}).Parse(o)
+				if Agree(v, u) != Agree(u, v) {
+					t.Fatalf("Agree(%q, %q) not symmetric", tag, o)
+				}
+				if Relate(v, u) != mirror(Relate(u, v)) {
+					t.Fatalf("Relate(%q, %q) = %v but Relate(%q, %q) = %v", tag, o, Relate(v, u), o, tag, Relate(u, v))
+				}
+			}
 		}
 	})
+}
+
+// TestLongNumbers: numeric parts of any length parse and compare without
+// overflow (Unix timestamps, 14-digit dates, numbers beyond uint64).
+func TestLongNumbers(t *testing.T) {
+	numeric, _ := ParseScheme("numeric")
+	calver, _ := ParseScheme("calver")
+	tests := []struct {
+		s       Scheme
+		tag     string
+		version string
+		prec    int
+	}{
+		{numeric, "1733222400", "1733222400", 1},
+		{numeric, "20261203091500", "20261203091500", 1},
+		{numeric, "build-123456789012345678901234567890", "123456789012345678901234567890", 1},
+		{numeric, "0042", "42", 1},
+		{Scheme{}, "1.12345678901.0", "1.12345678901.0", 3},
+		{calver, "20261203", "2026.12.3", 3},
+		{calver, "202612030915", "2026.12.3.9.15", 5},
+		{calver, "20261203091500", "2026.12.3.9.15.0", 6},
+		{calver, "v20261203091500-slim", "2026.12.3.9.15.0", 6},
+	}
+	for _, tt := range tests {
+		v, ok := tt.s.Parse(tt.tag)
+		if !ok {
+			t.Errorf("%s: Parse(%q) failed", tt.s, tt.tag)
+			continue
+		}
+		if v.String() != tt.version || v.Precision() != tt.prec {
+			t.Errorf("%s: Parse(%q) = %s with precision %d, want %s with %d", tt.s, tt.tag, v, v.Precision(), tt.version, tt.prec)
+		}
+	}
+	for _, bad := range []string{"20261203250000", "20261203096000", "202612031", "2026120309"} {
+		if v, ok := calver.Parse(bad); ok {
+			t.Errorf("calver: Parse(%q) = %s, want no version", bad, v)
+		}
+	}
+	// Each ladder is strictly ascending.
+	ladders := []struct {
+		s    Scheme
+		tags []string
+	}{
+		{numeric, []string{"9", "10", "999999999", "1000000000", "1733222400", "1733308800", "9223372036854775807", "9223372036854775808", "18446744073709551616", "20261203091500000000000"}},
+		{calver, []string{"20261202", "20261203"}},
+		{calver, []string{"202612030915", "202612031200"}},
+		{calver, []string{"20261203091500", "20261203091501", "20261203100000", "20261204000000"}},
+		{Scheme{}, []string{"1.2.3-rc.9", "1.2.3-rc.10", "1.2.3-rc.99999999999999999999", "1.2.3-rc.100000000000000000000", "1.2.3"}},
+	}
+	for _, l := range ladders {
+		for i := range l.tags {
+			for j := range l.tags {
+				a, oka := l.s.Parse(l.tags[i])
+				b, okb := l.s.Parse(l.tags[j])
+				if !oka || !okb {
+					t.Fatalf("%s: %q or %q does not parse", l.s, l.tags[i], l.tags[j])
+				}
+				if got, want := Compare(a, b), cmpInt(i, j); got != want {
+					t.Errorf("%s: Compare(%s, %s) = %d, want %d", l.s, l.tags[i], l.tags[j], got, want)
+				}
+			}
+		}
+	}
+	// Leading zeros do not count.
+	a, _ := numeric.Parse("007")
+	b, _ := numeric.Parse("7")
+	if Compare(a, b) != 0 {
+		t.Errorf("Compare(007, 7) = %d, want 0", Compare(a, b))
+	}
+}
+
+// TestSemVerOverflow: a part beyond uint64 has no Masterminds form.
+func TestSemVerOverflow(t *testing.T) {
+	numeric, _ := ParseScheme("numeric")
+	v, _ := numeric.Parse("1733222400")
+	if sv, ok := v.SemVerOK(); !ok || sv.Major() != 1733222400 {
+		t.Errorf("SemVerOK(1733222400) = %v, %v", sv, ok)
+	}
+	v, _ = numeric.Parse("18446744073709551615")
+	if sv, ok := v.SemVerOK(); !ok || sv.Major() != 18446744073709551615 {
+		t.Errorf("SemVerOK(max uint64) = %v, %v", sv, ok)
+	}
+	v, _ = numeric.Parse("18446744073709551616")
+	if sv, ok := v.SemVerOK(); ok {
+		t.Errorf("SemVerOK(max uint64 + 1) = %v, want not ok", sv)
+	}
+	if sv := v.SemVer(); sv.Major() != 18446744073709551615 {
+		t.Errorf("SemVer(max uint64 + 1) = %v, want the clamp to max uint64", sv)
+	}
+	v, _ = (Scheme{}).Parse("1.2.99999999999999999999999-rc.1")
+	if _, ok := v.SemVerOK(); ok {
+		t.Errorf("SemVerOK(%s) ok, want not ok", v)
+	}
+	if sv := v.SemVer(); sv.Major() != 1 || sv.Minor() != 2 || sv.Patch() != 18446744073709551615 || sv.Prerelease() != "rc.1" {
+		t.Errorf("SemVer(%s) = %v", v, sv)
+	}
 }

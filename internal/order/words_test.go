@@ -1,0 +1,77 @@
+package order
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/version"
+)
+
+func TestVersionOf(t *testing.T) {
+	tests := []struct {
+		name       string
+		tag, label string
+		kind       ClaimKind
+		version    string // the image's version, as written
+		variant    string
+		known      string
+	}{
+		{"tag only", "1.22.6", "", FromTag, "1.22.6", "{3}", "version 1.22.6 (from the tag)"},
+		{"label only", "latest", "2.1.0", FromLabel, "2.1.0", "{3}", "version 2.1.0 (from the label)"},
+		{"label more precise", "1.27", "1.27.9", FromBoth, "1.27.9", "{3}", "version 1.27.9 (the tag 1.27 and the label 1.27.9 agree)"},
+		{"tag more precise", "1.27.0", "1.27", FromBoth, "1.27.0", "{3}", "version 1.27.0 (the tag 1.27.0 and the label 1.27 agree)"},
+		{"equal precision takes the tag", "v1.27.3-rootless", "1.27.3", FromBoth, "v1.27.3-rootless", "v{3}-rootless", "version v1.27.3-rootless (the tag v1.27.3-rootless and the label 1.27.3 agree)"},
+		{"alias with variant, precise label", "1.27-alpine", "1.27.3", FromBoth, "1.27.3", "{3}", ""},
+		{"disagree", "1.30.0", "1.22.6", Conflicting, "", "", "conflicting versions: the tag says 1.30.0, the label says 1.22.6"},
+		{"pre-release disagrees", "1.3.0", "1.3.0-rc.1", Conflicting, "", "", ""},
+		{"label not a version", "1.2.3", "abc123", FromTag, "1.2.3", "{3}", ""},
+		{"none", "latest", "", NoVersion, "", "", "no semver version in its tag or label"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Options{}.VersionOf(img(d1, tt.tag, tt.label, ""))
+			if c.Kind != tt.kind {
+				t.Fatalf("kind = %v, want %v", c.Kind, tt.kind)
+			}
+			if c.Known() != (tt.version != "") {
+				t.Errorf("Known() = %v", c.Known())
+			}
+			if tt.version != "" && (c.Version.Original != tt.version || c.Version.Variant() != tt.variant) {
+				t.Errorf("version = %s of variant %s, want %s of %s", c.Version.Original, c.Version.Variant(), tt.version, tt.variant)
+			}
+			if k := (Options{}).Known(img(d1, tt.tag, tt.label, "")); !strings.HasPrefix(k, tt.known) {
+				t.Errorf("Known() = %q, want it to begin %q", k, tt.known)
+			}
+			// The old accessor never hands out a conflicting version.
+			v, _, ok := Options{}.Version(img(d1, tt.tag, tt.label, ""))
+			if ok != c.Known() || ok && v.Original != tt.version {
+				t.Errorf("Version() = %s, %v; want %q", v.Original, ok, tt.version)
+			}
+		})
+	}
+}
+
+// TestKnownInWords: what refusal messages print names no internal notation.
+func TestKnownInWords(t *testing.T) {
+	numeric, _ := version.ParseScheme("numeric")
+	tests := []struct {
+		i    image.Image
+		o    Options
+		want string
+	}{
+		{img(d1, "1.22.6", "", "2026-02-01"), Options{}, "version 1.22.6 (from the tag), built 2026-02-01T00:00:00Z"},
+		{img(d1, "1.27", "1.27.9", ""), Options{}, "version 1.27.9 (the tag 1.27 and the label 1.27.9 agree), no build date"},
+		{img(d1, "1.30.0", "1.22.6", "2026-02-01"), Options{}, "conflicting versions: the tag says 1.30.0, the label says 1.22.6, built 2026-02-01T00:00:00Z"},
+		{img(d1, "1733222400", "", ""), Options{Scheme: numeric}, "version 1733222400 (from the tag), no build date"},
+	}
+	for _, tt := range tests {
+		got := tt.o.Known(tt.i)
+		if got != tt.want {
+			t.Errorf("Known(%s) = %q, want %q", tt.i.Ref(), got, tt.want)
+		}
+		if strings.ContainsAny(got, "{}") {
+			t.Errorf("Known(%s) = %q prints internal notation", tt.i.Ref(), got)
+		}
+	}
+}
