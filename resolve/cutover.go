@@ -3,22 +3,23 @@ package resolve
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
-
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/lock"
 )
 
+// Verdict is what replacing a container with the locked image would be.
+type Verdict string
+
 // Verdicts of a cutover preview.
 const (
-	VerdictUpgrade   = "upgrade"
-	VerdictSame      = "same"
-	VerdictDowngrade = "downgrade"
-	VerdictUnknown   = "unknown"
-	VerdictUnlocked  = "unlocked"
+	VerdictUpgrade   Verdict = "upgrade"
+	VerdictSame      Verdict = "same"
+	VerdictDowngrade Verdict = "downgrade"
+	VerdictUnknown   Verdict = "unknown"
+	VerdictUnlocked  Verdict = "unlocked"
 )
 
 // Cutover is, for one container a module takes over, what runs now, what
@@ -27,39 +28,48 @@ type Cutover struct {
 	Module      string
 	Observation observe.Observation
 	Locked      *lock.Module
-	Verdict     string
+	Verdict     Verdict
 	Order       order.Result
 }
 
 // Safe reports whether replacing the container is not a downgrade.
 func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame }
 
-// PlanCutover previews taking over the containers of one host: for every
-// container there that a module takes over, the lock's image against what
-// runs. Stopped containers are previewed too: starting an older image over
-// a stopped one's data is still a downgrade.
+// PlanCutover previews taking over the containers of host in.Host: for
+// every container there that a module takes over, the locked image against
+// what runs. Stopped containers are previewed too: starting an older image
+// over a stopped one's data is still a downgrade.
 //
-// Images a host names only by digest (Kubernetes) are described through
-// registry first (see observe.Enrich); registry may be nil, and a failure to
-// describe is returned.
-func PlanCutover(ctx context.Context, c *catalogue.Catalogue, l *lock.Lock, seen observe.Observed, hostName string, registry func(repo string) Registry, now time.Time) ([]Cutover, error) {
+// The locked image is judged by what its digest names (the digest the
+// deploy would pull), its lines checked against that content: a mismatch
+// is a *LockMismatchError. Images a host names only by digest (Kubernetes)
+// are described through the registry first (observe.Enrich). A registry
+// that fails is returned as an error.
+func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 	var out []Cutover
-	for _, m := range c.Modules {
-		obs, _ := observe.Observations(m, seen)
-		var reg Registry
-		if registry != nil {
-			reg = registry(m.Image)
-		}
+	for _, m := range in.Catalogue.Modules {
+		obs, _ := observe.Observations(m, in.Observed)
+		reg := in.registry(m)
 		if err := observe.Enrich(ctx, reg, m, obs); err != nil {
 			return out, fmt.Errorf("module %q: %w", m.Name, err)
 		}
+		opts := orderOptions(m, in.Now)
+		locked := in.Old.Module(m.Name)
+		var lockedImg *image.Image
 		for _, o := range obs {
-			if o.Host != hostName {
+			if o.Host != in.Host {
 				continue
 			}
-			cut := Cutover{Module: m.Name, Observation: o, Locked: l.Module(m.Name), Verdict: VerdictUnlocked}
-			if cut.Locked != nil {
-				cut.Order = order.Compare(LockedImage(cut.Locked), o.Image, orderOptions(m, now))
+			cut := Cutover{Module: m.Name, Observation: o, Locked: locked, Verdict: VerdictUnlocked}
+			if locked != nil {
+				if lockedImg == nil {
+					img, err := lockedImage(ctx, reg, m, locked, opts)
+					if err != nil {
+						return out, fmt.Errorf("module %q: %w", m.Name, err)
+					}
+					lockedImg = &img
+				}
+				cut.Order = order.Compare(*lockedImg, o.Image, opts)
 				switch cut.Order.Cmp {
 				case order.Newer:
 					cut.Verdict = VerdictUpgrade
@@ -75,9 +85,4 @@ func PlanCutover(ctx context.Context, c *catalogue.Catalogue, l *lock.Lock, seen
 		}
 	}
 	return out, nil
-}
-
-// orderOptions are the ordering settings of a module.
-func orderOptions(m *catalogue.Module, now time.Time) order.Options {
-	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now}
 }

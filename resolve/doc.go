@@ -1,17 +1,26 @@
 // Package resolve decides, for every module of a catalogue, which image the
-// lock names: old lock, catalogue, host observations and registry candidates
-// in; a Plan (and from it the new lock) out.
+// lock names: catalogue, previous lock, what the hosts run (package
+// observe) and what registries offer in; a Plan (and from it the new lock),
+// a report against the lock (Outdated) or a cutover preview (PlanCutover)
+// out. All three ask the same policy code, so they agree.
 //
-// Its one promise is the invariant of docs/design.md: for every running
-// container a module takes over, the locked image is equal to or newer than
-// what runs, or the catalogue states the downgrade (allow_downgrade, and for
-// a one_way module a restore). An order that cannot be decided never passes
-// as newer: it is a Refusal naming both images and what to write to decide.
+// Its one promise is the invariant of docs/design.md: the locked image is
+// equal to or newer than every floor of the module (every container its
+// hosts report for it, whatever its state, and the previous lock entry), or
+// the catalogue states the downgrade (allow_downgrade, and for a one_way
+// module a restore). An order that cannot be decided never passes as
+// newer: it is a Refusal naming both images and what to write to decide.
+// What pin orders by is read from content fetched by digest; a lock entry
+// whose lines disagree with its digest is a *LockMismatchError, never
+// believed.
 //
-// The package holds the policies and nothing of the network: hosts are read
-// through the Host interface before resolving (observe.Hosts), registries are
-// asked through the Registry interface, both passed in. Output order is
-// deterministic (modules by name, observations by host and container)
-// whatever order concurrent answers arrive in. It does not render, and it
-// does not write files.
+// The package reaches no network itself: registries are asked through the
+// Registry interface, passed in, and hosts were read before (observe).
+// Output order is deterministic (modules in catalogue order, observations by
+// host and container) whatever order concurrent answers arrive in. It does
+// not render, and it does not write files.
+//
+// The package is public because it is pin's decision procedure; its inputs
+// name types of pin's internal packages (catalogue, observe, image), so
+// only pin itself can call it today.
 package resolve

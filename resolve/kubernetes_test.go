@@ -115,14 +115,14 @@ func TestResolveCluster(t *testing.T) {
 	reg := &countingRegistry{Registry: newFakeRegistry(repo, "1.27.3/2026-09-01+1.27.3", "1.22.6/2024-12-12+1.22.6"), asked: map[string]int{}}
 
 	d := decide(catalogue.Exact, reg)
-	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || d.Refusal.Observation.Container != "svc-7c9f-a/svc" {
+	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || d.Refusal.Floor.Observation.Container != "svc-7c9f-a/svc" {
 		t.Fatalf("exact: refusal %+v, err %v; want a downgrade refused against prod/svc-7c9f-a/svc", d.Refusal, d.Err)
 	}
 	if !d.Skew {
 		t.Error("replicas on two digests are not reported as skew")
 	}
 	// The floating tag says nothing: the version came from the registry.
-	if got := d.Refusal.Observation.Image; got.VersionLabel() != "1.27.3" || !got.Created.Equal(newer.Created) {
+	if got := d.Refusal.Floor.Image; got.VersionLabel() != "1.27.3" || !got.Created.Equal(newer.Created) {
 		t.Errorf("the replica's image was not described: %+v", got)
 	}
 	if reg.asked[newer.Digest] != 1 {
@@ -133,8 +133,8 @@ func TestResolveCluster(t *testing.T) {
 	if d.New == nil || d.New.Digest != newer.Digest || d.New.Source != "running" || d.New.Version != "1.27.3" {
 		t.Fatalf("at-least-running: %+v, refusal %v, err %v", d.New, d.Refusal, d.Err)
 	}
-	if len(d.New.Observed) != 2 {
-		t.Errorf("observed = %+v, want the two running replicas (not the crashing one)", d.New.Observed)
+	if len(d.New.Observed) != 3 {
+		t.Errorf("observed = %+v, want the two running replicas and the crashing one: it has run", d.New.Observed)
 	}
 	checkInvariant(t, d)
 

@@ -55,8 +55,8 @@ func TestObservationsMatching(t *testing.T) {
 	if canary.Digest != "" || canary.ImageID != idB || canary.Tag != "1.3.0" {
 		t.Errorf("loaded image must have no registry digest: %+v", canary)
 	}
-	if obs[0].Floor() || !obs[1].Floor() {
-		t.Error("a stopped container is not a floor; a running one is")
+	if obs[0].Running() || !obs[1].Running() || !IsFloor(obs[0]) {
+		t.Error("a stopped container does not run, a running one does, and both are floors")
 	}
 }
 
@@ -112,7 +112,7 @@ func TestFromHostLeavesOtherModules(t *testing.T) {
 	onH1 := &catalogue.Module{Name: "a", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "a"}}}
 	elsewhere := &catalogue.Module{Name: "b", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h2", Container: "b"}}}
 	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{onH1, elsewhere}},
-		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), FromHost: "h1"})
+		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), Mode: ModeFromHost, Host: "h1"})
 	if p.Refused() || p.Failed() {
 		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal, p.Decisions[1].Refusal)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -21,15 +20,22 @@ import (
 type Status string
 
 const (
-	// StatusBehindRunning: a host runs an image newer than the lock's; a
-	// cutover to the lock would be a downgrade.
+	// StatusBehindRunning: a host runs (or ran, in a stopped container) an
+	// image newer than the lock's; a cutover to the lock would be a
+	// downgrade.
 	StatusBehindRunning Status = "behind-running"
+	// StatusRegression: "pin resolve" would refuse the module: the
+	// catalogue would take the lock back to an older image than a floor
+	// (a pin edited down, an upstream tag moved back).
+	StatusRegression Status = "regression"
 	// StatusUnknownOrder: what a host runs, or the upstream candidate,
 	// cannot be ordered against the lock.
 	StatusUnknownOrder Status = "unknown-order"
 	// StatusSkew: the module's running containers run different images.
 	StatusSkew Status = "skew"
-	// StatusError: a host or registry failed for the module.
+	// StatusError: a host or registry failed for the module, or "pin
+	// resolve" would fail on it (no tag passes the filters, a pin that does
+	// not exist, a lock entry or pin that disagrees with its content).
 	StatusError Status = "error"
 	// StatusUnlocked: the lock has no entry for the module yet.
 	StatusUnlocked Status = "unlocked"
@@ -42,7 +48,7 @@ const (
 
 // Statuses lists every status in the order reports give them: the
 // dangerous first.
-var Statuses = []Status{StatusBehindRunning, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
+var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
 
 func statusRank(s Status) int { return slices.Index(Statuses, s) }
 
@@ -52,8 +58,8 @@ type ModuleStatus struct {
 	Module *catalogue.Module
 	// Locked is the module's entry in the lock; nil when it has none.
 	Locked *lock.Module
-	// Running are the running containers the module takes over, by host and
-	// container; stopped ones are not floors and are left out.
+	// Running are the containers the module takes over that are floors
+	// (whatever their state but "created"), by host and container.
 	Running []RunningStatus
 	// Missing lists runs_on containers not found on their host.
 	Missing []string
@@ -68,11 +74,12 @@ type ModuleStatus struct {
 	Statuses []Status
 	// Findings say, one sentence each, what makes each status.
 	Findings []Finding
-	// Failures are the hosts and registries that failed for the module.
+	// Failures are the hosts and registries that failed for the module, and
+	// what "pin resolve" would fail on.
 	Failures []error
 }
 
-// RunningStatus is one running container and its image against the lock.
+// RunningStatus is one container and its image against the lock.
 type RunningStatus struct {
 	observe.Observation
 	// Version and Created are what ordering knew of the image: the version
@@ -103,97 +110,100 @@ type Finding struct {
 // Has reports whether the module carries status st.
 func (s *ModuleStatus) Has(st Status) bool { return slices.Contains(s.Statuses, st) }
 
-// Outdated reports, for every module of the catalogue (by name, in the
-// catalogue's order), how the current lock entry (in.Old) stands against
-// what the hosts run (in.Observed) and the newest upstream candidate within
-// the module's policy. It writes nothing and locks nothing; it asks each
-// registry for at most one tag list and one image per module: the
-// candidate's tag is ranked from the list, and only it is described.
+// Outdated reports, for every module of the catalogue (in the catalogue's
+// order), how the current lock entry (in.Old) stands against what the
+// hosts run (in.Observed), against what "pin resolve" would decide, and
+// against the newest upstream candidate within the module's policy. It
+// writes nothing and locks nothing.
 //
-// The candidate is, for track-upstream, what "pin resolve" would weigh: the
-// floating tag, or the newest tag passing the module's filters and variant.
+// What "pin resolve" would refuse or fail on is reported too (regression,
+// unknown-order, error): Outdated asks the same policy code. The candidate
+// is, for track-upstream, what "pin resolve" weighs (the floating tag, or
+// the newest tag passing the module's filters and variant), asked once.
 // For exact and at-least-running, it is the newest release of the locked
 // tag's variant, or the locked tag itself when that is not a version
-// ("latest"). With no registry to ask, or one that cannot answer offline
-// (image.ErrUnavailable: tag lists are never cached), there is no candidate,
-// and that is not a failure.
+// ("latest"): one tag list and one image per module. With no registry to
+// ask, or one that cannot answer offline (image.ErrUnavailable: tag lists
+// are never cached), there is no candidate, and that is not a failure.
 //
 // It never fails as a whole: each ModuleStatus carries its failures.
 // progress, when not nil, is called after each module with the number done,
-// never concurrently. in.FromHost is ignored.
+// never concurrently. in.Mode is ignored.
 func Outdated(ctx context.Context, in Input, progress func(done, total int)) []*ModuleStatus {
+	in.Mode, in.Host = ModeResolve, ""
 	mods := in.Catalogue.Modules
 	out := make([]*ModuleStatus, len(mods))
-	n := in.Concurrency
-	if n <= 0 {
-		n = 16
-	}
-	sem := make(chan struct{}, n)
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	for i, m := range mods {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i] = checkModule(ctx, in, m)
-			if progress != nil {
-				mu.Lock()
-				done++
-				progress(done, len(mods))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	eachModule(len(mods), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)
 	return out
 }
 
 // checker carries one module through its outdated check.
 type checker struct {
-	r      *resolver // for the ranking and platform helpers of resolve
+	in     Input
+	m      *catalogue.Module
+	opts   order.Options
+	reg    Registry
 	s      *ModuleStatus
 	locked *image.Image
 }
 
 func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStatus {
 	s := &ModuleStatus{Module: m, Locked: in.Old.Module(m.Name)}
-	c := &checker{s: s, r: &resolver{ctx: ctx, in: in, m: m, opts: orderOptions(m, in.Now), d: &Decision{Module: m}}}
-	if in.Registry != nil {
-		c.r.reg = in.Registry(m.Image)
-	}
-	if s.Locked != nil {
-		img := LockedImage(s.Locked)
-		c.locked = &img
-	} else {
-		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
-	}
+	c := &checker{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), s: s}
+	hostFailed := false
 	var failed []string
 	for _, ro := range m.RunsOn {
 		if err, ok := in.Observed.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
 			failed = append(failed, ro.Host)
+			hostFailed = true
 			c.fail(&observe.SourceError{Source: "host " + ro.Host, Err: err})
 		}
 	}
 	obs, missing := observe.Observations(m, in.Observed)
 	s.Missing = missing
-	enrichErr := observe.Enrich(ctx, c.r.reg, m, obs)
+	enrichErr := observe.Enrich(ctx, c.reg, m, obs)
 	if enrichErr != nil {
 		c.fail(enrichErr)
 	}
+	if s.Locked == nil {
+		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
+	} else {
+		img := claimedImage(s.Locked)
+		if enrichErr == nil {
+			// (A registry that just failed is not asked again.)
+			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts)
+			if err != nil {
+				c.fail(err)
+			} else {
+				img = content
+			}
+		}
+		c.locked = &img
+	}
 	var floors []observe.Observation
 	for _, o := range obs {
-		if o.Floor() {
+		if IsFloor(o) {
 			floors = append(floors, o)
 		}
 	}
 	c.running(floors)
-	if enrichErr == nil {
+	var d *Decision
+	if !hostFailed && enrichErr == nil {
+		d = decide(ctx, in, m)
+		c.wouldResolve(d)
+	}
+	if enrichErr == nil && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
-		c.upstream(floors)
+		c.upstream(ctx, floors, d)
 	}
 	c.finish()
 	return s
+}
+
+// failedOnRegistry reports whether the decision failed on a registry.
+func failedOnRegistry(d *Decision) bool {
+	var se *observe.SourceError
+	return d.Err != nil && errors.As(d.Err, &se)
 }
 
 func (c *checker) add(st Status, msg string) {
@@ -201,36 +211,76 @@ func (c *checker) add(st Status, msg string) {
 }
 
 func (c *checker) fail(err error) {
+	for _, f := range c.s.Failures {
+		if f.Error() == err.Error() {
+			return
+		}
+	}
 	c.s.Failures = append(c.s.Failures, err)
 	c.add(StatusError, err.Error())
 }
 
-// running weighs each running container against the lock, and the running
-// containers against each other.
+// running weighs each container that is a floor against the lock, and the
+// running containers against each other.
 func (c *checker) running(floors []observe.Observation) {
-	opts := c.r.opts
 	for _, o := range floors {
-		rs := RunningStatus{Observation: o, Created: opts.Created(o.Image), Version: versionOf(opts, o.Image)}
+		rs := RunningStatus{Observation: o, Created: c.opts.Created(o.Image), Version: versionOf(c.opts, o.Image)}
 		if c.locked != nil {
-			rs.Order = order.Compare(o.Image, *c.locked, opts)
+			rs.Order = order.Compare(o.Image, *c.locked, c.opts)
+			runs := "runs"
+			if !o.Running() {
+				runs = "ran (" + o.State + ")"
+			}
 			switch rs.Order.Cmp {
 			case order.Newer:
-				c.add(StatusBehindRunning, fmt.Sprintf("%s runs %s, newer than the locked %s (%s): taking it over with the lock would be a downgrade%s",
-					o.Where(), short(o.Image), short(*c.locked), rs.Order.Detail, c.allowed()))
+				c.add(StatusBehindRunning, fmt.Sprintf("%s %s %s, newer than the locked %s (%s): taking it over with the lock would be a downgrade%s",
+					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail, c.allowed()))
 			case order.Unknown:
-				c.add(StatusUnknownOrder, fmt.Sprintf("what %s runs, %s, cannot be ordered against the locked %s (%s)",
-					o.Where(), short(o.Image), short(*c.locked), rs.Order.Detail))
+				c.add(StatusUnknownOrder, fmt.Sprintf("what %s %s, %s, cannot be ordered against the locked %s (%s)",
+					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail))
 			}
 		}
 		c.s.Running = append(c.s.Running, rs)
 	}
-	if skew(floors, opts) {
+	if skew(floors, c.opts) {
 		var parts []string
 		for _, o := range floors {
-			parts = append(parts, o.Where()+" runs "+short(o.Image))
+			if o.Running() {
+				parts = append(parts, o.Where()+" runs "+short(o.Image))
+			}
 		}
 		c.add(StatusSkew, "hosts run different images: "+strings.Join(parts, "; "))
 	}
+}
+
+// wouldResolve reports what "pin resolve" would refuse or fail on, where
+// the comparisons with what runs have not said it already.
+func (c *checker) wouldResolve(d *Decision) {
+	switch {
+	case errors.Is(d.Err, image.ErrUnavailable):
+		// Offline, and the content is out of reach: not a failure.
+	case d.Err != nil:
+		c.fail(d.Err)
+	case d.Refusal != nil:
+		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || d.unread {
+			// Said already; or offline, where the pin's content is out
+			// of reach: "pin resolve" refuses, the lock is not at fault.
+			return
+		}
+		st := StatusError
+		switch d.Refusal.Kind {
+		case KindDowngrade:
+			st = StatusRegression
+		case KindUnknown:
+			st = StatusUnknownOrder
+		}
+		msg, _, _ := strings.Cut(d.Refusal.Error(), "\n")
+		c.add(st, "pin resolve would refuse: "+msg)
+	}
+}
+
+func (s *ModuleStatus) hasAny(st ...Status) bool {
+	return slices.ContainsFunc(s.Findings, func(f Finding) bool { return slices.Contains(st, f.Status) })
 }
 
 // allowed notes a downgrade the lock states.
@@ -241,99 +291,122 @@ func (c *checker) allowed() string {
 	return ""
 }
 
-// upstream finds the newest candidate within the module's policy, describes
-// it, and weighs it against the lock.
-func (c *checker) upstream(floors []observe.Observation) {
-	r, m := c.r, c.r.m
-	if r.reg == nil {
+// upstream finds the newest candidate within the module's policy,
+// describes it, and weighs it against the lock. For track-upstream it is
+// what d weighed, when d was decided.
+func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d *Decision) {
+	m := c.m
+	if c.reg == nil {
 		return // no registry may be asked: no candidate, and no failure
 	}
 	regErr := func(what string, err error) {
 		c.fail(fmt.Errorf("%s: %w", what, &observe.SourceError{Source: "registry of " + m.Image, Err: err}))
 	}
-	ref, followLocked := "", false
-	switch {
-	case m.Policy == catalogue.TrackUpstream && m.Tag != "":
-		ref = m.Tag
-	case m.Policy != catalogue.TrackUpstream && c.s.Locked != nil && c.s.Locked.Tag != "" && !c.isVersion(c.s.Locked.Tag):
-		ref, followLocked = c.s.Locked.Tag, true // a floating tag was locked: follow it
-	default:
-		tags, err := r.reg.Tags(r.ctx, m.Image)
-		if errors.Is(err, image.ErrUnavailable) {
-			return // offline: tag lists are not kept, so no candidate, and no failure
+	var img *image.Image
+	if m.Policy == catalogue.TrackUpstream && d != nil && (d.candidate != nil || d.listed) {
+		img = d.candidate
+		if d.listed {
+			c.hint(d.tags, floors, tagOf(img))
 		}
-		if err != nil {
-			regErr("listing tags", err)
+	} else {
+		ref, followLocked := "", false
+		switch {
+		case m.Policy == catalogue.TrackUpstream && m.Tag != "":
+			ref = m.Tag
+		case m.Policy != catalogue.TrackUpstream && c.s.Locked != nil && c.s.Locked.Tag != "" && !c.isVersion(c.s.Locked.Tag):
+			ref, followLocked = c.s.Locked.Tag, true // a floating tag was locked: follow it
+		default:
+			tags, err := c.reg.Tags(ctx, m.Image)
+			if errors.Is(err, image.ErrUnavailable) {
+				return // offline: tag lists are not kept, so no candidate, and no failure
+			}
+			if err != nil {
+				regErr("listing tags", err)
+				return
+			}
+			ref, _ = rank(tags, c.filters(), floors)
+			c.hint(tags, floors, ref)
+		}
+		if ref == "" {
 			return
 		}
-		ranked := c.rankModule()
-		ref, _ = ranked.rank(tags, floors)
-		c.hint(tags, floors, ref)
+		got, err := c.reg.Image(ctx, m.Image, ref, c.platform(floors))
+		switch {
+		case followLocked && errors.Is(err, image.ErrNotFound):
+			return // the tag is gone upstream: no candidate; the policy does not follow it
+		case errors.Is(err, image.ErrUnavailable):
+			return // offline, and the cache does not know the tag: no candidate
+		case err != nil:
+			regErr(fmt.Sprintf("describing the upstream tag %q", ref), err)
+			return
+		}
+		got.Tag = ref
+		img = &got
 	}
-	if ref == "" {
+	if img == nil {
 		return
 	}
-	img, err := r.reg.Image(r.ctx, m.Image, ref, r.platform(floors))
-	switch {
-	case followLocked && errors.Is(err, image.ErrNotFound):
-		return // the tag is gone upstream: no candidate; the policy does not follow it
-	case errors.Is(err, image.ErrUnavailable):
-		return // offline, and the cache does not know the tag: no candidate
-	}
-	if err != nil {
-		regErr(fmt.Sprintf("describing the upstream tag %q", ref), err)
-		return
-	}
-	img.Tag = ref
-	cand := &Candidate{Image: img, Version: versionOf(r.opts, img), Created: r.opts.Created(img)}
+	cand := &Candidate{Image: *img, Version: versionOf(c.opts, *img), Created: c.opts.Created(*img)}
 	if c.locked != nil {
-		cand.Order = order.Compare(img, *c.locked, r.opts)
+		cand.Order = order.Compare(*img, *c.locked, c.opts)
 		switch cand.Order.Cmp {
 		case order.Newer:
-			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", short(img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
 		case order.Unknown:
-			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", short(img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
 		}
 	}
 	c.s.Upstream = cand
 }
 
+func tagOf(img *image.Image) string {
+	if img == nil {
+		return ""
+	}
+	return img.Tag
+}
+
+// platform is the platform to resolve an index to: that of a container the
+// module takes over, else the module's.
+func (c *checker) platform(floors []observe.Observation) string {
+	for _, o := range floors {
+		if o.Image.Platform != "" {
+			return o.Image.Platform
+		}
+	}
+	return c.m.Platform()
+}
+
 func (c *checker) isVersion(tag string) bool {
-	_, ok := c.r.m.Versioning.Parse(tag)
+	_, ok := c.m.Versioning.Parse(tag)
 	return ok
 }
 
-// rankModule is the resolver that ranks upstream tags for the module. For
-// track-upstream it is resolve's own: filters and variant as "pin resolve"
-// applies them. For exact and at-least-running, whose filters are ignored,
-// the variant to keep is the locked tag's.
-func (c *checker) rankModule() *resolver {
-	m := c.r.m
-	if m.Policy == catalogue.TrackUpstream {
-		return c.r
+// filters rank upstream tags for the report. For track-upstream they are
+// the module's, as "pin resolve" applies them. For exact and
+// at-least-running, whose filters do not apply, only the variant of the
+// locked tag is kept.
+func (c *checker) filters() Filters {
+	if c.m.Policy == catalogue.TrackUpstream {
+		return moduleFilters(c.m)
 	}
-	cp := *m
-	cp.Tag, cp.Constraint, cp.ConstraintText, cp.Tags, cp.Prerelease = "", nil, "", nil, false
+	f := Filters{Scheme: c.m.Versioning, AnyVariant: c.m.AnyVariant}
 	if l := c.s.Locked; l != nil && l.Tag != "" && c.isVersion(l.Tag) {
-		cp.Pin = catalogue.Pin{Tag: l.Tag}
+		f.Reference = l.Tag
 	}
-	r := *c.r
-	r.m = &cp
-	return &r
+	return f
 }
 
 // hint records the newest tag the constraint leaves out, when it is newer
 // than the newest tag within. Only the tag list is read.
 func (c *checker) hint(tags []string, floors []observe.Observation, within string) {
-	m := c.r.m
+	m := c.m
 	if m.Policy != catalogue.TrackUpstream || m.Constraint == nil {
 		return
 	}
-	cp := *m
-	cp.Constraint, cp.ConstraintText = nil, ""
-	r := *c.r
-	r.m = &cp
-	out, _ := r.rank(tags, floors)
+	f := moduleFilters(m)
+	f.Constraint, f.ConstraintText = nil, ""
+	out, _ := rank(tags, f, floors)
 	if out == "" || out == within {
 		return
 	}
@@ -356,16 +429,4 @@ func (c *checker) finish() {
 	if len(s.Statuses) == 0 {
 		s.Statuses = []Status{StatusCurrent}
 	}
-}
-
-// versionOf renders an image's version as a lock entry records it.
-func versionOf(opts order.Options, img image.Image) string {
-	v, fromTag, ok := opts.Version(img)
-	switch {
-	case !ok:
-		return ""
-	case fromTag:
-		return v.String()
-	}
-	return v.Original
 }

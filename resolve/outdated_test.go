@@ -47,7 +47,7 @@ at-least-running 1.22.6          1.22.6            1.27.3                 regdow
 at-least-running 1.22.6          1.22.6            1.27.3                 gone       → error
 at-least-running 1.22.6          1.22.6            1.27.3                 unavailable → current
 track-upstream   latest/2026-08-20 -               latest/2026-09-17      tag=latest,unavailable → current
-exact            1.22.6          !1.27.3           1.22.6                 -          → current
+exact            1.22.6          !1.27.3           1.22.6                 -          → behind-running
 exact            1.22.6          1.27.3            1.22.6                 allow      → behind-running
 exact            1.22.6          -                 1.22.6,1.23.0-rc.1     -          → current
 exact            1.22.6-rootless -                 1.27.3,1.23.0-rootless -          → behind-upstream
@@ -105,14 +105,15 @@ func joinStatuses(ss []Status) string {
 func TestOutdatedDetails(t *testing.T) {
 	in := outdatedInput(t, "at-least-running", "1.22.6", "1.27.3,!1.28.0", "1.22.6,1.27.3/2026-09-01", "-")
 	s := Outdated(context.Background(), in, nil)[0]
-	if len(s.Running) != 1 || s.Running[0].Host != "host-0" || s.Running[0].Order.Cmp.String() != "newer" || s.Running[0].Version != "1.27.3" {
-		t.Errorf("running = %+v (the stopped container is not a floor)", s.Running)
+	if len(s.Running) != 2 || s.Running[0].Host != "host-0" || s.Running[0].Order.Cmp.String() != "newer" || s.Running[0].Version != "1.27.3" || s.Running[1].State != "exited" {
+		t.Errorf("running = %+v (the stopped container is a floor too)", s.Running)
 	}
 	if u := s.Upstream; u == nil || u.Image.Tag != "1.27.3" || u.Version != "1.27.3" || u.Created.Format("2006-01-02") != "2026-09-01" || u.Order.Rule != "version" {
 		t.Errorf("upstream = %+v", s.Upstream)
 	}
 	want := []Finding{
 		{StatusBehindRunning, "host-0/svc runs 1.27.3 (sha256:" + word(repo, "1.27.3").Digest[7:19] + "), newer than the locked 1.22.6 (sha256:" + word(repo, "1.22.6").Digest[7:19] + ") (version 1.27.3 > 1.22.6): taking it over with the lock would be a downgrade"},
+		{StatusBehindRunning, "host-1/svc ran (exited) 1.28.0 (sha256:" + word(repo, "1.28.0").Digest[7:19] + "), newer than the locked 1.22.6 (sha256:" + word(repo, "1.22.6").Digest[7:19] + ") (version 1.28.0 > 1.22.6): taking it over with the lock would be a downgrade"},
 		{StatusBehindUpstream, "upstream offers 1.27.3 (sha256:" + word(repo, "1.27.3/2026-09-01").Digest[7:19] + "), newer than the locked 1.22.6 (sha256:" + word(repo, "1.22.6").Digest[7:19] + ") (version 1.27.3 > 1.22.6)"},
 	}
 	if diff := cmp.Diff(want, s.Findings); diff != "" {
@@ -152,7 +153,6 @@ func TestOutdatedDeterministicAndProgress(t *testing.T) {
 		in.Catalogue.Modules = append(in.Catalogue.Modules, &m)
 		in.Old.Modules = append(in.Old.Modules, &lock.Module{Name: m.Name, Image: repo, Tag: "1.22.6", Digest: word(repo, "1.22.6").Digest})
 	}
-	in.Concurrency = 4
 	var calls atomic.Int32
 	last := 0
 	first := Outdated(context.Background(), in, func(done, total int) {

@@ -1,8 +1,7 @@
 package resolve
 
 import (
-	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -12,8 +11,9 @@ import (
 	"github.com/pin-tool/pin/lock"
 )
 
-// Plan is the outcome of resolving a catalogue: one Decision per module, by
-// module name, and the lock entries of modules no longer in the catalogue.
+// Plan is the outcome of resolving a catalogue: one Decision per module, in
+// catalogue order, and the lock entries of modules no longer in the
+// catalogue.
 type Plan struct {
 	Decisions []*Decision
 	Removed   []*lock.Module
@@ -26,32 +26,31 @@ type Decision struct {
 	Old *lock.Module
 	// New is the entry for the new lock; nil when refused or failed.
 	New *lock.Module
-	// observe.Observations are the containers the module takes over, running or not.
+	// Observations are the containers the module takes over, whatever
+	// their state.
 	Observations []observe.Observation
+	// Floors are what New must not go below (see IsFloor and floors).
+	Floors []Floor
 	// Missing lists runs_on containers not found on their host.
 	Missing []string
-	// Skew is true when running containers of the module run different images.
+	// Skew is true when the module's containers run different images.
 	Skew bool
-	// Rule is the ordering rule that decided New.
-	Rule string
 	// Refusal is set when the decision would be a downgrade or rests on an
 	// order that cannot be decided.
 	Refusal *Refusal
 	// Downgrade is set when a downgrade was accepted by allow_downgrade.
 	Downgrade *Refusal
-	// Err is set when a host or registry failed for this module.
+	// Err is set when a host or registry failed for this module, or the
+	// catalogue's pin or the lock's entry disagrees with its content.
 	Err error
-}
 
-// Floors are the running observations: those the lock must not go below.
-func (d *Decision) Floors() []observe.Observation {
-	var f []observe.Observation
-	for _, o := range d.Observations {
-		if o.Floor() {
-			f = append(f, o)
-		}
-	}
-	return f
+	// candidate and tags are what track-upstream weighed: the upstream
+	// image and the tag list, for Outdated to report without asking again.
+	candidate *image.Image
+	tags      []string
+	listed    bool
+	// unread: the pin's content was out of reach offline.
+	unread bool
 }
 
 // Change classifies the decision against the old lock.
@@ -88,22 +87,13 @@ const (
 
 // Refused reports whether any module was refused.
 func (p *Plan) Refused() bool {
-	for _, d := range p.Decisions {
-		if d.Refusal != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Refusal != nil })
 }
 
-// Failed reports whether any module's host or registry failed.
+// Failed reports whether any module's host, registry, pin or lock entry
+// failed.
 func (p *Plan) Failed() bool {
-	for _, d := range p.Decisions {
-		if d.Err != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Err != nil })
 }
 
 // Lock is the new lock. It is complete only when the plan has neither
@@ -118,55 +108,15 @@ func (p *Plan) Lock() *lock.Lock {
 	return l
 }
 
-// Refusal kinds.
-const (
-	KindDowngrade = "downgrade"
-	KindUnknown   = "unknown-order"
-	KindNoDigest  = "no-registry-digest"
-	KindNothing   = "nothing-to-lock"
-)
-
-// Refusal says why a module cannot be locked: the image that would be
-// locked is older than what a host runs, or cannot be ordered against it.
-type Refusal struct {
-	Module string
-	Kind   string
-	// Chosen is the image that would be locked and What names it ("the
-	// exact pin").
-	Chosen      image.Image
-	What        string
-	Observation observe.Observation
-	Order       order.Result
-	opts        order.Options
-	fix         string
-}
-
-// Error renders the refusal for people: the module, the host, both images
-// with what was known of each, the rule and what to write to decide.
-func (r *Refusal) Error() string {
-	var b strings.Builder
-	switch r.Kind {
-	case KindDowngrade:
-		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s runs", r.Module, r.What, r.Observation.Where())
-	case KindNoDigest, KindNothing:
-		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
-		return b.String()
-	default:
-		fmt.Fprintf(&b, "module %q: refusing: %s cannot be ordered against what %s runs", r.Module, r.What, r.Observation.Where())
-	}
-	fmt.Fprintf(&b, "\n  %s: %s\n    %s", r.What, r.Chosen.Ref(), r.opts.Known(r.Chosen))
-	fmt.Fprintf(&b, "\n  %s runs: %s\n    %s", r.Observation.Where(), r.Observation.Image.Ref(), r.opts.Known(r.Observation.Image))
-	fmt.Fprintf(&b, "\n  ordered by rule %q: %s", r.Order.Rule, r.Order.Detail)
-	if r.fix != "" {
-		fmt.Fprintf(&b, "\n  to decide, %s", r.fix)
-	}
-	return b.String()
-}
-
 // Created renders a date for output, or "".
 func Created(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// orderOptions are the ordering settings of a module.
+func orderOptions(m *catalogue.Module, now time.Time) order.Options {
+	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now}
 }

@@ -97,7 +97,7 @@ func benchFleet(n int) (*catalogue.Catalogue, *benchRegistry, observe.Observed) 
 func BenchmarkResolve1000(b *testing.B) {
 	cat, reg, seen := benchFleet(1000)
 	in := Input{Catalogue: cat, Observed: seen, Registry: func(string) Registry { return reg },
-		Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Concurrency: 8}
+		Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	for b.Loop() {
 		p := Resolve(context.Background(), in)
 		if p.Failed() || p.Refused() {

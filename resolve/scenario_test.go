@@ -37,7 +37,7 @@ exact            1.22.6        1.27.3             -                        -    
 exact            1.22.6        1.22.6             -                        -                 → pin
 exact            1.27.3        1.22.6             -                        -                 → pin
 exact            1.22.6        -                  -                        -                 → pin
-exact            1.22.6        !1.27.3            -                        -                 → pin
+exact            1.22.6        !1.27.3            -                        -                 → refuse:downgrade
 exact            1.22.6        1.27.3             -                        allow             → pin
 exact            1.22.6        1.27.3             -                        allow,oneway      → refuse:downgrade
 exact            1.22.6        1.27.3             -                        allow,oneway,restore → pin
@@ -49,7 +49,7 @@ at-least-running 1.22.6        1.27.3             -                        -    
 at-least-running 1.27.3        1.22.6             -                        -                 → pin
 at-least-running 6.10.1        6.10.3,6.10.2      -                        -                 → running:0
 at-least-running 6.10.1        6.10.2,6.10.3      -                        -                 → running:1
-at-least-running 6.10.1        6.10.3,!7.0.0      -                        -                 → running:0
+at-least-running 6.10.1        6.10.3,!7.0.0      -                        -                 → running:1
 at-least-running -/2026-08-20  -/2026-09-17       -                        -                 → running:0
 at-least-running -/2026-09-17  -/2026-08-20       -                        -                 → pin
 at-least-running latest        latest+2.0.0       -                        -                 → refuse:unknown-order
@@ -106,13 +106,13 @@ func outcome(d *Decision) string {
 	case d.Err != nil:
 		return "error"
 	case d.Refusal != nil:
-		return "refuse:" + d.Refusal.Kind
+		return "refuse:" + string(d.Refusal.Kind)
 	case d.New == nil:
 		return "nothing"
 	case d.New.Source == "running":
-		for i, o := range d.Floors() {
-			if o.Image.Digest == d.New.Digest {
-				return fmt.Sprintf("running:%d", hostIndex(o.Host, i))
+		for i, f := range d.Floors {
+			if f.Kind == FloorContainer && f.Image.Digest == d.New.Digest {
+				return fmt.Sprintf("running:%d", hostIndex(f.Observation.Host, i))
 			}
 		}
 		return "running:?"
@@ -304,7 +304,7 @@ func checkInvariant(t *testing.T, d *Decision) {
 		locked.Labels = map[string]string{image.LabelVersion: d.New.Version}
 	}
 	opts := orderOptions(d.Module, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
-	for _, o := range d.Floors() {
+	for _, o := range d.Floors {
 		c := compare(locked, o.Image, opts)
 		if c == "newer" || c == "equal" {
 			continue
@@ -316,7 +316,7 @@ func checkInvariant(t *testing.T, d *Decision) {
 			t.Fatalf("invariant broken: one_way module downgraded without restore")
 		}
 	}
-	if slices.ContainsFunc(d.Floors(), func(o observe.Observation) bool { return o.Image.Digest == "" }) && d.New.Source == "running" && d.New.Digest == "" {
+	if slices.ContainsFunc(d.Floors, func(f Floor) bool { return f.Image.Digest == "" }) && d.New.Source == "running" && d.New.Digest == "" {
 		t.Fatal("locked a running image without a registry digest")
 	}
 }

@@ -1,97 +1,139 @@
 package resolve
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/pin-tool/pin/internal/observe"
+	"github.com/Masterminds/semver/v3"
 
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/version"
 	"github.com/pin-tool/pin/lock"
 )
 
-// trackUpstream locks the newest upstream candidate, or a floating tag,
-// never older than what runs.
-func (r *resolver) trackUpstream(floors []observe.Observation) {
-	if r.reg == nil {
-		r.d.Err = &observe.SourceError{Source: "registry of " + r.m.Image, Err: fmt.Errorf("policy track-upstream needs a registry or a mirror, and none may be asked (offline)")}
-		return
-	}
-	if r.m.Tag != "" {
-		img, err := r.fetch(r.m.Tag, r.platform(floors))
-		if err != nil {
-			r.d.Err = fmt.Errorf("following tag %q: %w", r.m.Tag, err)
-			return
-		}
-		r.pick(&img, "the floating tag "+r.m.Tag, lock.SourceUpstream, floors)
-		return
-	}
-	tags, err := r.reg.Tags(r.ctx, r.m.Image)
-	if err != nil {
-		r.d.Err = fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + r.m.Image, Err: err})
-		return
-	}
-	best, n := r.rank(tags, floors)
-	if best == "" {
-		if len(floors) == 0 {
-			r.d.Err = fmt.Errorf("no tag of %s matches the module's filters (%d tags listed)%s", r.m.Image, len(tags), r.filters())
-			return
-		}
-		r.pick(nil, "", lock.SourceUpstream, floors)
-		return
-	}
-	img, err := r.fetch(best, r.platform(floors))
-	if err != nil {
-		r.d.Err = fmt.Errorf("describing the newest tag %q: %w", best, err)
-		return
-	}
-	r.pick(&img, fmt.Sprintf("the newest upstream tag of %d matching%s,", n, r.filters()), lock.SourceUpstream, floors)
+// Filters are what ranks upstream tags: the module's versioning and
+// filters for track-upstream, and for a report (Outdated) of another
+// policy, none but the variant to keep.
+type Filters struct {
+	Scheme     version.Scheme
+	Constraint *semver.Constraints
+	// ConstraintText is Constraint as written, for messages.
+	ConstraintText string
+	Tags           *regexp.Regexp
+	Prerelease     bool
+	// AnyVariant ranks tags of every variant together.
+	AnyVariant bool
+	// Reference is the tag whose variant to keep ("" for none: then that of
+	// a running container's tag, else the most common).
+	Reference string
 }
 
-func (r *resolver) filters() string {
-	var f []string
-	if r.m.ConstraintText != "" {
-		f = append(f, "constraint "+r.m.ConstraintText)
+// moduleFilters are the filters "pin resolve" applies to a track-upstream
+// module: its own, and the variant of its pin.
+func moduleFilters(m *catalogue.Module) Filters {
+	return Filters{Scheme: m.Versioning, Constraint: m.Constraint, ConstraintText: m.ConstraintText, Tags: m.Tags,
+		Prerelease: m.Prerelease, AnyVariant: m.AnyVariant, Reference: m.Pin.Tag}
+}
+
+// String says the filters in words, " constraint <2, tags /^1\./", or "".
+func (f Filters) String() string {
+	var s []string
+	if f.ConstraintText != "" {
+		s = append(s, "constraint "+f.ConstraintText)
 	}
-	if r.m.Tags != nil {
-		f = append(f, "tags /"+r.m.Tags.String()+"/")
+	if f.Tags != nil {
+		s = append(s, "tags /"+f.Tags.String()+"/")
 	}
-	if len(f) == 0 {
+	if len(s) == 0 {
 		return ""
 	}
-	return " " + strings.Join(f, ", ")
+	return " " + strings.Join(s, ", ")
 }
 
-// rank picks the newest tag that passes the module's filters and keeps the
-// variant of the pin (else of the running tag). It returns the tag and how
-// many tags qualified. Only tags are read: no manifest or config is fetched
-// to rank.
-func (r *resolver) rank(tags []string, floors []observe.Observation) (string, int) {
-	s := r.m.Versioning
+// NoTagError is a track-upstream module none of whose tags passes its
+// filters.
+type NoTagError struct {
+	Repository string
+	Listed     int
+	Filters    string
+}
+
+func (e *NoTagError) Error() string {
+	return fmt.Sprintf("no tag of %s matches the module's filters (%d tags listed)%s", e.Repository, e.Listed, e.Filters)
+}
+
+// trackUpstream locks the newest upstream candidate, or a floating tag,
+// never below a floor. It records on d what it weighed, for Outdated.
+func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Refusal, error) {
+	if dc.reg == nil {
+		return choice{}, nil, fmt.Errorf("registry of %s: policy track-upstream needs a registry or a mirror, and none may be asked (offline)", dc.m.Image)
+	}
+	if dc.m.Tag != "" {
+		img, err := dc.fetch(ctx, dc.m.Tag)
+		if err != nil {
+			return choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
+		}
+		img.Tag = dc.m.Tag
+		d.candidate = &img
+		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
+	}
+	tags, err := dc.reg.Tags(ctx, dc.m.Image)
+	if err != nil {
+		return choice{}, nil, fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err})
+	}
+	d.tags, d.listed = tags, true
+	f := moduleFilters(dc.m)
+	best, n := rank(tags, f, dc.obs)
+	if best == "" {
+		if !slices.ContainsFunc(dc.floors, func(f Floor) bool { return f.Kind == FloorContainer }) {
+			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
+		}
+		return dc.pick(ctx, nil, "", lock.SourceUpstream)
+	}
+	img, err := dc.fetch(ctx, best)
+	if err != nil {
+		return choice{}, nil, fmt.Errorf("describing the newest tag %q: %w", best, err)
+	}
+	img.Tag = best
+	d.candidate = &img
+	return dc.pick(ctx, &img, fmt.Sprintf("the newest upstream tag of %d matching%s,", n, f.String()), lock.SourceUpstream)
+}
+
+// rank picks the newest tag that passes the filters and keeps the
+// reference variant (else the variant of a running container's tag, else
+// the most common). It returns the tag and how many tags qualified. Only
+// tags are read: no manifest or config is fetched to rank.
+func rank(tags []string, f Filters, obs []observe.Observation) (string, int) {
 	type cand struct {
 		tag string
 		v   version.Version
 	}
 	var all []cand
 	for _, t := range tags {
-		v, ok := s.Parse(t)
+		v, ok := f.Scheme.Parse(t)
 		if !ok {
 			continue
 		}
-		if v.Prerelease() && !r.m.Prerelease {
+		if v.Prerelease() && !f.Prerelease {
 			continue
 		}
-		if r.m.Tags != nil && !r.m.Tags.MatchString(t) {
+		if f.Tags != nil && !f.Tags.MatchString(t) {
 			continue
 		}
-		if r.m.Constraint != nil && !r.m.Constraint.Check(v.SemVer()) {
-			continue
+		if f.Constraint != nil {
+			sv, ok := v.SemVerOK()
+			if !ok || !f.Constraint.Check(sv) {
+				continue
+			}
 		}
 		all = append(all, cand{t, v})
 	}
-	if !r.m.AnyVariant {
-		want, ok := r.referenceVariant(floors)
+	if !f.AnyVariant {
+		want, ok := referenceVariant(f, obs)
 		if !ok {
 			want = commonVariant(all, func(c cand) version.Version { return c.v })
 		}
@@ -109,14 +151,17 @@ func (r *resolver) rank(tags []string, floors []observe.Observation) (string, in
 	return best.tag, len(all)
 }
 
-// referenceVariant is the variant to keep: the pin's tag, else the tag a
-// running container was started from.
-func (r *resolver) referenceVariant(floors []observe.Observation) (string, bool) {
-	if v, ok := r.m.Versioning.Parse(r.m.Pin.Tag); ok && r.m.Pin.Tag != "" {
+// referenceVariant is the variant to keep: the reference tag's, else that
+// of the tag a container was started from.
+func referenceVariant(f Filters, obs []observe.Observation) (string, bool) {
+	if v, ok := f.Scheme.Parse(f.Reference); ok && f.Reference != "" {
 		return v.Variant(), true
 	}
-	for _, o := range floors {
-		if v, ok := r.m.Versioning.Parse(o.Image.Tag); ok && o.Image.Tag != "" {
+	for _, o := range obs {
+		if !IsFloor(o) {
+			continue
+		}
+		if v, ok := f.Scheme.Parse(o.Image.Tag); ok && o.Image.Tag != "" {
 			return v.Variant(), true
 		}
 	}
@@ -135,7 +180,7 @@ func commonVariant[T any](all []T, v func(T) version.Version) string {
 			continue
 		}
 		count[x.Variant()]++
-		prec[x.Variant()] = len(x.Parts)
+		prec[x.Variant()] = x.Precision()
 	}
 	best := ""
 	for k, n := range count {

@@ -107,17 +107,20 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 	if err, ok := in.Observed.Errors[o.Host]; ok {
 		return withCode(exitSource, fmt.Errorf("host %s: %w", o.Host, err))
 	}
-	cuts, err := resolve.PlanCutover(ctx, in.Catalogue, in.Lock, in.Observed, o.Host, in.Registries.For, o.now())
+	cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Now: o.now(), Host: o.Host})
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
+		if badInput(err) {
+			return withCode(exitInput, err)
+		}
 		return withCode(exitSource, err)
 	}
 	out := cutoverOutput{Schema: JSONSchema, Command: "plan", Host: o.Host, Safe: true, Items: []cutoverItem{}}
 	for _, c := range cuts {
 		ob := c.Observation
-		item := cutoverItem{Module: c.Module, Container: ob.Container, State: ob.State, Locked: lockImage(c.Locked), Verdict: c.Verdict,
+		item := cutoverItem{Module: c.Module, Container: ob.Container, State: ob.State, Locked: lockImage(c.Locked), Verdict: string(c.Verdict),
 			Rule: string(c.Order.Rule), Detail: c.Order.Detail,
-			Running: observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State, Floor: ob.Floor(), Tag: ob.Image.Tag, Digest: ob.Image.Digest,
+			Running: observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State, Floor: resolve.IsFloor(ob), Tag: ob.Image.Tag, Digest: ob.Image.Digest,
 				ImageID: ob.Image.ImageID, Version: ob.Image.VersionLabel(), Created: resolve.Created(ob.Image.Created)}}
 		if item.Locked != nil {
 			item.Locked.Reason = "" // the why of the lock is in the lock; the plan says the verdict

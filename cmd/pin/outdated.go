@@ -130,12 +130,11 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	}
 	seen := in.Observed
 	reports := resolve.Outdated(ctx, resolve.Input{
-		Catalogue:   in.Catalogue,
-		Old:         in.Lock,
-		Observed:    seen,
-		Registry:    in.Registries.For,
-		Now:         o.now(),
-		Concurrency: o.Concurrency,
+		Catalogue: in.Catalogue,
+		Old:       in.Lock,
+		Observed:  seen,
+		Registry:  in.Registries.For,
+		Now:       o.now(),
 	}, prog.moduleDone)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
@@ -158,6 +157,13 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	}
 	if msgs := unreachable(seen, reports); len(msgs) > 0 {
 		return withCode(exitSource, errors.New(strings.Join(msgs, "; ")))
+	}
+	for _, r := range reports {
+		for _, err := range r.Failures {
+			if badInput(err) {
+				return withCode(exitInput, err)
+			}
+		}
 	}
 	var failing []string
 	for _, m := range out.Modules {

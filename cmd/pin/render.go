@@ -90,11 +90,11 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
-			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: o.Floor(),
+			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
 				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created)})
 		}
 		if r := d.Refusal; r != nil {
-			m.Refusal = &refusalOutput{Kind: r.Kind, Rule: string(r.Order.Rule), Host: r.Observation.Host, Message: r.Error()}
+			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
 		}
 		if d.Err != nil {
 			m.Error = d.Err.Error()

@@ -104,14 +104,18 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return err
 		}
 	}
+	mode := resolve.ModeResolve
+	if o.FromHost != "" {
+		mode = resolve.ModeFromHost
+	}
 	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue:   in.Catalogue,
-		Old:         in.Lock,
-		Observed:    in.Observed,
-		Registry:    in.Registries.For,
-		Now:         o.now(),
-		Concurrency: o.Concurrency,
-		FromHost:    o.FromHost,
+		Catalogue: in.Catalogue,
+		Old:       in.Lock,
+		Observed:  in.Observed,
+		Registry:  in.Registries.For,
+		Now:       o.now(),
+		Mode:      mode,
+		Host:      o.FromHost,
 	})
 	requestSummary(o.globalOptions, s, in.Registries)
 	newBytes := lock.Format(plan.Lock())
@@ -145,7 +149,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	}
 	switch {
 	case plan.Failed():
-		return withCode(exitSource, fmt.Errorf("%s; %s left unchanged", failures(plan), o.Lock))
+		return withCode(failureCode(plan), fmt.Errorf("%s; %s left unchanged", failures(plan), o.Lock))
 	case plan.Refused():
 		for _, d := range plan.Decisions {
 			if d.Refusal != nil {
@@ -157,6 +161,26 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", o.Lock))
 	}
 	return nil
+}
+
+// failureCode is the exit code of a plan that failed: 3 when a host or
+// registry failed, 2 when only the input did (a lock entry or a pin that
+// disagrees with its content).
+func failureCode(p *resolve.Plan) int {
+	for _, d := range p.Decisions {
+		if d.Err != nil && !badInput(d.Err) {
+			return exitSource
+		}
+	}
+	return exitInput
+}
+
+// badInput reports whether err is the input's fault: a lock entry or a
+// catalogue pin that disagrees with what its digest names.
+func badInput(err error) bool {
+	var lm *resolve.LockMismatchError
+	var pm *resolve.PinMismatchError
+	return errors.As(err, &lm) || errors.As(err, &pm)
 }
 
 func failures(p *resolve.Plan) string {

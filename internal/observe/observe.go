@@ -59,9 +59,10 @@ type Observation struct {
 	Image image.Image
 }
 
-// Floor reports whether the observation bounds the lock from below: only a
-// running container does. A stopped one is reported, not a floor.
-func (o Observation) Floor() bool {
+// Running reports whether the container runs now (running, paused or
+// restarting). Which containers bound the lock is package resolve's rule
+// (resolve.IsFloor), not this.
+func (o Observation) Running() bool {
 	return o.State == "running" || o.State == "paused" || o.State == "restarting"
 }
 

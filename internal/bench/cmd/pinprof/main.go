@@ -121,7 +121,7 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 
 	plan := resolve.Resolve(ctx, resolve.Input{
 		Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For,
-		Now: time.Now(), Concurrency: conc,
+		Now: time.Now(),
 	})
 	mark("resolve (registry requests)")
 	for _, l := range in.Registries.Summary() {

@@ -1,0 +1,134 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
+)
+
+// LockMismatchError is a lock entry whose lines disagree with what its
+// digest names: a hand edit or a merge gone wrong. pin does not believe
+// the lines; the user restores the entry.
+type LockMismatchError struct {
+	Module string
+	// Field is the lock attribute that disagrees ("version", "config",
+	// "created", "platforms"); Locked what the lock says, Content what the
+	// digest's content says.
+	Field, Locked, Content string
+	Digest                 string
+	// Where is "file:line" of the entry, when known.
+	Where string
+}
+
+func (e *LockMismatchError) Error() string {
+	where := ""
+	if e.Where != "" {
+		where = e.Where + ": "
+	}
+	content := e.Content
+	if content == "" {
+		content = "none"
+	}
+	return fmt.Sprintf("%sthe lock's entry for module %q says %s = %q, but %s names an image whose %s is %s: the entry was edited by hand or merged wrongly, and pin does not believe it; restore the lockfile from version control, or write the entry's digest back",
+		where, e.Module, e.Field, e.Locked, image.Short(e.Digest), e.Field, content)
+}
+
+// PinMismatchError is a catalogue pin whose tag disagrees with what its
+// digest names: pin = "1.30.0@sha256:…" where the image's own version label
+// says 1.22.6.
+type PinMismatchError struct {
+	Module string
+	Pin    string
+	// Tag and Label are the two versions that disagree.
+	Tag, Label string
+	// Where is the pin's place in the catalogue.
+	Where string
+}
+
+func (e *PinMismatchError) Error() string {
+	return fmt.Sprintf("%s: module %q: the pin %q says version %s, but the image its digest names is labelled version %s: write the tag that names this digest, or the digest of %s",
+		e.Where, e.Module, e.Pin, e.Tag, e.Label, e.Tag)
+}
+
+// describe asks reg for the content of digest; ok is false where it cannot
+// be had (no registry, not found, offline), err set where the registry
+// failed.
+func describe(ctx context.Context, reg Registry, m *catalogue.Module, digest, platform string) (image.Image, bool, error) {
+	if reg == nil || digest == "" {
+		return image.Image{}, false, nil
+	}
+	img, err := reg.Image(ctx, m.Image, digest, platform)
+	switch {
+	case err == nil:
+		return img, true, nil
+	case errors.Is(err, image.ErrNotFound), errors.Is(err, image.ErrUnavailable):
+		return image.Image{}, false, nil
+	}
+	return image.Image{}, false, &observe.SourceError{Source: "registry of " + m.Image, Err: err}
+}
+
+// claimedImage is what a lock entry says of its image, for ordering where
+// its content cannot be had.
+func claimedImage(m *lock.Module) image.Image {
+	img := image.Image{Repository: m.Image, Tag: m.Tag, Digest: m.Digest, ConfigDigest: m.Config, Platforms: m.Platforms, Created: m.Created}
+	if m.Version != "" {
+		img.Labels = map[string]string{image.LabelVersion: m.Version}
+	}
+	return img
+}
+
+// lockedImage is the image a lock entry names, read from its content by
+// digest, the entry's lines checked against it (a mismatch is a
+// *LockMismatchError). Where the content cannot be had (offline without
+// it in the cache, no registry, or the digest purged upstream), the
+// entry's lines are all there is.
+func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options) (image.Image, error) {
+	img, ok, err := describe(ctx, reg, m, e.Digest, m.Platform())
+	if err != nil {
+		return image.Image{}, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), err)
+	}
+	if !ok {
+		return claimedImage(e), nil
+	}
+	img.Tag = e.Tag
+	mismatch := func(field, locked, content string) error {
+		return &LockMismatchError{Module: e.Name, Field: field, Locked: locked, Content: content, Digest: e.Digest, Where: entryWhere(e)}
+	}
+	if e.Config != "" && img.Platforms == nil && img.ConfigDigest != "" && img.ConfigDigest != e.Config {
+		return image.Image{}, mismatch("config", e.Config, img.ConfigDigest)
+	}
+	if e.Platforms != nil && !maps.Equal(e.Platforms, img.Platforms) {
+		return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
+	}
+	if v := versionOf(opts, img); e.Version != "" && v != e.Version {
+		return image.Image{}, mismatch("version", e.Version, v)
+	}
+	if c := opts.Created(img); !e.Created.IsZero() && !c.Equal(e.Created) {
+		return image.Image{}, mismatch("created", Created(e.Created), Created(c))
+	}
+	return img, nil
+}
+
+func platformsText(p map[string]string) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, k+"="+image.Short(p[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// entryWhere is "file:line" of a lock entry, when the lock was read from a
+// file.
+func entryWhere(e *lock.Module) string { return "" }

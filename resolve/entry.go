@@ -1,0 +1,83 @@
+package resolve
+
+import (
+	"slices"
+
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
+)
+
+// entry turns a choice into the module's new lock entry: the image and why,
+// the downgrade the catalogue accepted, and the containers it was held
+// against (with, in ModeFromHost, those the previous entry recorded on the
+// hosts not read).
+func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
+	var e *lock.Module
+	if c.keep {
+		kept := *dc.old
+		e = &kept
+		e.Policy = string(dc.m.Policy)
+		e.Reason = c.reason
+		e.Rule = string(c.rule)
+	} else {
+		img := c.img
+		e = &lock.Module{
+			Name:      dc.m.Name,
+			Policy:    string(dc.m.Policy),
+			Image:     dc.m.Image,
+			Tag:       img.Tag,
+			Digest:    img.Digest,
+			Config:    img.ConfigDigest,
+			Platforms: img.Platforms,
+			Version:   versionOf(dc.opts, img),
+			Created:   dc.opts.Created(img),
+			Source:    c.source,
+			Rule:      string(c.rule),
+			Reason:    c.reason,
+		}
+		if dg != nil {
+			e.AllowDowngrade = dc.m.AllowDowngrade
+			e.Restore = dc.m.Restore
+		}
+	}
+	e.Observed = nil
+	for _, f := range dc.floors {
+		if f.Kind == FloorLocked {
+			continue
+		}
+		o := f.Observation
+		e.Observed = append(e.Observed, lock.Observation{Host: o.Host, Container: o.Container, Tag: o.Image.Tag, Digest: o.Image.Digest,
+			ImageID: o.Image.ImageID, Created: dc.opts.Created(o.Image), Version: versionOf(dc.opts, o.Image)})
+	}
+	slices.SortStableFunc(e.Observed, func(a, b lock.Observation) int {
+		if a.Host != b.Host {
+			return cmpString(a.Host, b.Host)
+		}
+		return cmpString(a.Container, b.Container)
+	})
+	return e
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// versionOf renders an image's version as a lock entry records it: the
+// version its tag and label agree on, "" when it has none or they conflict.
+func versionOf(opts order.Options, img image.Image) string {
+	c := opts.VersionOf(img)
+	switch {
+	case !c.Known():
+		return ""
+	case c.Kind == order.FromLabel:
+		return c.Version.Original // the label as written
+	}
+	return c.Version.String()
+}

@@ -1,0 +1,106 @@
+package resolve
+
+import (
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/lock"
+)
+
+// FloorKind says where a floor comes from.
+type FloorKind string
+
+const (
+	// FloorContainer: a container a host reports for the module now.
+	FloorContainer FloorKind = "container"
+	// FloorLocked: the previous lock entry.
+	FloorLocked FloorKind = "locked"
+	// FloorRecorded: a container the previous lock recorded on a host this
+	// run did not read ("pin lock --from-host" reads one host).
+	FloorRecorded FloorKind = "recorded"
+)
+
+// Floor is an image the lock must not go below.
+type Floor struct {
+	Kind  FloorKind
+	Image image.Image
+	// Observation is the container, for FloorContainer and FloorRecorded.
+	Observation observe.Observation
+}
+
+// Where names the floor for sentences: "mesh-1/forgejo", "the previous
+// lock".
+func (f Floor) Where() string {
+	switch f.Kind {
+	case FloorLocked:
+		return "the previous lock"
+	case FloorRecorded:
+		return f.Observation.Where() + " (recorded in the lock)"
+	}
+	return f.Observation.Where()
+}
+
+// runs says what the floor runs, or holds: "mesh-1/forgejo runs",
+// "the previous lock names".
+func (f Floor) runs() string {
+	if f.Kind == FloorLocked {
+		return "the previous lock names"
+	}
+	if f.Kind == FloorRecorded {
+		return f.Observation.Where() + " ran (recorded in the lock)"
+	}
+	return f.Observation.Where() + " runs"
+}
+
+// IsFloor reports whether a container bounds the lock from below: every
+// container does, whatever its state (running, restarting, paused,
+// exited, dead, crash-looping: an image that has run has touched the data,
+// and a stopped container starts again), except one that was created and
+// never started ("created"), which has touched nothing. That one is
+// reported, not a floor.
+func IsFloor(o observe.Observation) bool { return o.State != "created" }
+
+// floors gathers module floors: the containers the hosts report (in host
+// and container order), then the previous lock entry (old, as its content
+// says: see lockedImage), then, in ModeFromHost, what the previous entry
+// recorded on hosts this run did not read.
+func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in Input) []Floor {
+	var out []Floor
+	for _, o := range obs {
+		if IsFloor(o) {
+			out = append(out, Floor{Kind: FloorContainer, Image: o.Image, Observation: o})
+		}
+	}
+	if oldImg != nil {
+		out = append(out, Floor{Kind: FloorLocked, Image: *oldImg})
+	}
+	for _, ob := range recorded(old, in) {
+		out = append(out, Floor{Kind: FloorRecorded, Image: recordedImage(old, ob), Observation: observe.Observation{Host: ob.Host, Container: ob.Container, State: "recorded", Image: recordedImage(old, ob)}})
+	}
+	return out
+}
+
+// recorded lists what the previous entry recorded on hosts this run did
+// not read: in ModeFromHost, every host but in.Host.
+func recorded(old *lock.Module, in Input) []lock.Observation {
+	if old == nil || in.Mode != ModeFromHost {
+		return nil
+	}
+	var out []lock.Observation
+	for _, ob := range old.Observed {
+		if ob.Host != in.Host {
+			out = append(out, ob)
+		}
+	}
+	return out
+}
+
+// recordedImage is what the lock recorded of an observation. Its digest is
+// described again from content where a registry may be asked (see
+// describeRecorded); the recorded lines are what is left offline.
+func recordedImage(old *lock.Module, ob lock.Observation) image.Image {
+	img := image.Image{Repository: old.Image, Tag: ob.Tag, Digest: ob.Digest, ImageID: ob.ImageID, Created: ob.Created}
+	if ob.Version != "" {
+		img.Labels = map[string]string{image.LabelVersion: ob.Version}
+	}
+	return img
+}

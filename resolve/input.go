@@ -1,0 +1,57 @@
+package resolve
+
+import (
+	"context"
+	"time"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/lock"
+)
+
+// Registry is what deciding needs of a registry (or a mirror of one).
+type Registry interface {
+	// Tags lists the repository's tags.
+	Tags(ctx context.Context, repo string) ([]string, error)
+	// Image describes repo:ref, ref being a tag or a "sha256:" digest, with
+	// an index resolved to platform.
+	Image(ctx context.Context, repo, ref, platform string) (image.Image, error)
+}
+
+// Mode is what a run records.
+type Mode int
+
+const (
+	// ModeResolve decides every module against every host ("pin resolve").
+	ModeResolve Mode = iota
+	// ModeFromHost records what one host runs ("pin lock --from-host"):
+	// Input.Host is the host read. Modules that take over nothing on it keep
+	// their entry; the others keep every floor the previous lock recorded
+	// for the hosts not read, and track-upstream weighs what runs against
+	// the previous entry instead of upstream tags.
+	ModeFromHost
+)
+
+// Input is everything one run reads.
+type Input struct {
+	Catalogue *catalogue.Catalogue
+	Old       *lock.Lock
+	Observed  observe.Observed
+	// Registry returns the source to ask for a repository, or nil when none
+	// may be asked (offline, no mirror).
+	Registry func(repo string) Registry
+	// Now bounds plausible build dates.
+	Now  time.Time
+	Mode Mode
+	// Host is the host read in ModeFromHost.
+	Host string
+}
+
+// registry is the source for module m's repository, or nil.
+func (in Input) registry(m *catalogue.Module) Registry {
+	if in.Registry == nil {
+		return nil
+	}
+	return in.Registry(m.Image)
+}

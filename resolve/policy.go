@@ -1,0 +1,349 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
+	"github.com/pin-tool/pin/lock"
+)
+
+// platform is the platform to resolve an index to: that of a container
+// that runs the module when known, else the module's.
+func (dc *decider) platform() string {
+	for _, o := range dc.obs {
+		if o.Image.Platform != "" {
+			return o.Image.Platform
+		}
+	}
+	return dc.m.Platform()
+}
+
+// fetch asks the registry for repo:ref.
+func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
+	if dc.reg == nil {
+		return image.Image{}, &observe.SourceError{Source: "registry of " + dc.m.Image, Err: errors.New("no registry may be asked (offline without a mirror)")}
+	}
+	img, err := dc.reg.Image(ctx, dc.m.Image, ref, dc.platform())
+	if err != nil {
+		return image.Image{}, &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err}
+	}
+	return img, nil
+}
+
+// pinImage describes the catalogue's pin from its content: by digest when
+// it names one (its tag is then a claim, checked against the image's own
+// version label), else by tag. Offline with the content out of reach, the
+// pin's text and a previous entry of the same digest are all there is.
+func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
+	pin := dc.m.Pin
+	ref := pin.Digest
+	if ref == "" {
+		ref = pin.Tag
+	}
+	fromText := func() image.Image {
+		img := image.Image{Repository: dc.m.Image, Tag: pin.Tag, Digest: pin.Digest}
+		if old := dc.old; old != nil && old.Digest == pin.Digest {
+			img.ConfigDigest, img.Created, img.Platforms = old.Config, old.Created, old.Platforms
+		}
+		return img
+	}
+	if dc.reg == nil && pin.Digest != "" {
+		dc.unread = true
+		return fromText(), nil
+	}
+	img, err := dc.fetch(ctx, ref)
+	if errors.Is(err, image.ErrUnavailable) && pin.Digest != "" {
+		dc.unread = true
+		return fromText(), nil
+	}
+	if err != nil {
+		return image.Image{}, fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
+	}
+	if pin.Tag != "" {
+		img.Tag = pin.Tag
+	}
+	if pin.Digest != "" && pin.Tag != "" {
+		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
+			return image.Image{}, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
+		}
+	}
+	return img, nil
+}
+
+// pinWhere is the pin's place in the catalogue, else the module's.
+func (dc *decider) pinWhere() string {
+	if rng, ok := dc.m.AttrRanges["pin"]; ok {
+		return rng.String()
+	}
+	return dc.m.DeclRange.String()
+}
+
+func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
+	pin, err := dc.pinImage(ctx)
+	if err != nil {
+		return choice{}, nil, err
+	}
+	dg, err := dc.checkFloors(pin, "the exact pin")
+	if err != nil {
+		return choice{}, nil, err
+	}
+	reason, rule := dc.describeWin("the exact pin "+short(pin), pin, dg)
+	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
+}
+
+func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error) {
+	var pin *image.Image
+	if dc.m.Pin.Text != "" {
+		p, err := dc.pinImage(ctx)
+		if err != nil {
+			return choice{}, nil, err
+		}
+		pin = &p
+	}
+	return dc.pick(ctx, pin, "the pin", lock.SourcePin)
+}
+
+// checkFloors holds a chosen image against every floor. Older or unknown is
+// a refusal unless the catalogue states the downgrade; then the accepted
+// downgrade is returned.
+func (dc *decider) checkFloors(chosen image.Image, what string) (*Refusal, error) {
+	var accepted *Refusal
+	for _, f := range dc.floors {
+		res := order.Compare(chosen, f.Image, dc.opts)
+		if res.Cmp == order.Newer || res.Cmp == order.Equal {
+			continue
+		}
+		r := &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Floor: f, Order: res, opts: dc.opts}
+		if dc.downgradeAllowed() {
+			if accepted == nil {
+				accepted = r
+			}
+			continue
+		}
+		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
+		return nil, r
+	}
+	return accepted, nil
+}
+
+func kindOf(res order.Result) RefusalKind {
+	if res.Cmp == order.Unknown {
+		return KindUnknown
+	}
+	return KindDowngrade
+}
+
+func (dc *decider) downgradeAllowed() bool {
+	return dc.m.AllowDowngrade != "" && (!dc.m.OneWay || dc.m.Restore != "")
+}
+
+// fix says what the author can write to decide.
+func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
+	var opts []string
+	if f.Image.Digest != "" {
+		p := f.Image.Digest
+		if f.Image.Tag != "" {
+			p = f.Image.Tag + "@" + p
+		}
+		if f.Kind == FloorLocked {
+			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write pin = %q", p))
+		} else {
+			opts = append(opts, fmt.Sprintf("to run what %s runs, write pin = %q", f.Where(), p))
+		}
+		if dc.m.Policy == catalogue.Exact {
+			opts = append(opts, `or policy = "at-least-running"`)
+		}
+	}
+	dg := `allow_downgrade = "<why>"`
+	if dc.m.OneWay {
+		dg += ` and restore = "<the backup it restores from>"`
+	}
+	opts = append(opts, fmt.Sprintf("to lock %s anyway, write %s", short(chosen), dg))
+	if unknown && dc.m.Versioning.Kind == "" && f.Image.Tag != "" {
+		opts = append(opts, `if the tags are not semver, set versioning = "calver", "numeric" or "regex:…"`)
+	}
+	return fmt.Sprintf("in module %q (%s): %s", dc.m.Name, dc.pinWhere(), strings.Join(opts, "; "))
+}
+
+// pick locks the newest of primary (the pin or the upstream candidate) and
+// the floors. With no clear newest, it refuses, or locks primary where the
+// catalogue states the downgrade.
+func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
+	if primary != nil && allAtLeast(*primary, dc.floors, dc.opts) {
+		reason, rule := dc.describeWin(what+" "+short(*primary), *primary, nil)
+		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
+	}
+	for _, f := range dc.floors {
+		if !allAtLeast(f.Image, dc.floors, dc.opts) {
+			continue
+		}
+		var res order.Result
+		if primary != nil {
+			res = order.Compare(f.Image, *primary, dc.opts)
+			if res.Cmp != order.Newer && res.Cmp != order.Equal {
+				continue
+			}
+		}
+		return dc.lockFloor(ctx, f, primary, what, res)
+	}
+	if primary == nil && len(dc.floors) == 0 {
+		var missing []string
+		for _, o := range dc.obs {
+			missing = append(missing, o.Where()+" ("+o.State+")")
+		}
+		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNothing, opts: dc.opts,
+			fix: fmt.Sprintf("there is nothing to lock: no pin, no upstream candidate and no container that has run (%s). Add pin = \"<tag>@sha256:<digest>\" to module %q", strings.Join(missing, ", "), dc.m.Name)}
+	}
+	if primary == nil {
+		// Floors that cannot be ordered among themselves.
+		a := dc.floors[0]
+		b := dc.floors[len(dc.floors)-1]
+		for _, f := range dc.floors[1:] {
+			if c := order.Compare(a.Image, f.Image, dc.opts).Cmp; c != order.Newer && c != order.Equal {
+				b = f
+				break
+			}
+		}
+		res := order.Compare(a.Image, b.Image, dc.opts)
+		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: dc.fix(a.Image, b, res.Cmp == order.Unknown)}
+	}
+	dg, err := dc.checkFloors(*primary, what)
+	if err != nil {
+		return choice{}, nil, err
+	}
+	// Only reached when the downgrade is allowed.
+	reason, rule := dc.describeWin(what+" "+short(*primary), *primary, dg)
+	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
+}
+
+func allAtLeast(img image.Image, floors []Floor, opts order.Options) bool {
+	for _, f := range floors {
+		c := order.Compare(img, f.Image, opts).Cmp
+		if c != order.Newer && c != order.Equal {
+			return false
+		}
+	}
+	return true
+}
+
+// lockFloor locks a floor that is newer than primary: the image a
+// container runs, or the previous entry, kept.
+func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
+	than := "; no pin to compare with"
+	switch {
+	case primary == nil && dc.m.Policy == catalogue.TrackUpstream:
+		than = "; no upstream tag asked"
+	case primary != nil && res.Cmp == order.Equal:
+		than = fmt.Sprintf(", the same image as %s", what)
+	case primary != nil:
+		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, short(*primary), res.Detail, what)
+	}
+	if f.Kind == FloorLocked {
+		reason := fmt.Sprintf("the previous lock names %s%s; the lock never goes back", short(f.Image), than)
+		return choice{keep: true, reason: reason, rule: res.Rule}, nil, nil
+	}
+	o := f.Observation
+	if o.Image.Digest == "" {
+		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNoDigest, Chosen: o.Image, What: "what " + o.Where() + " runs", Floor: f, Order: res, opts: dc.opts,
+			fix: fmt.Sprintf("%s runs an image the host has no registry digest for (loaded or built locally): push it to %s and pin its digest, or write allow_downgrade = \"<why>\" in module %q to lock %s", o.Where(), dc.m.Image, dc.m.Name, what)}
+	}
+	img := o.Image
+	if dc.reg != nil {
+		// With what the registry knows (index platforms, config); an image
+		// the registry does not hold is still locked as the host knows it.
+		full, ok, err := describe(ctx, dc.reg, dc.m, img.Digest, platformOf(o))
+		if err != nil {
+			return choice{}, nil, fmt.Errorf("describing the running image %s: %w", image.Short(img.Digest), err)
+		}
+		if ok {
+			full.Tag = img.Tag
+			img = full
+		}
+		img.ImageID = ""
+	}
+	reason := fmt.Sprintf("%s %s%s", f.runs(), short(o.Image), than)
+	if others := dc.containers() - 1; others > 0 {
+		reason += fmt.Sprintf("; %d other container(s) run or ran equal or older images", others)
+	}
+	return choice{img: img, source: lock.SourceRunning, reason: reason, rule: res.Rule}, nil, nil
+}
+
+// platformOf is the platform to describe an observation's image with.
+func platformOf(o observe.Observation) string { return o.Image.Platform }
+
+// containers counts the floors that are containers (now or recorded).
+func (dc *decider) containers() int {
+	n := 0
+	for _, f := range dc.floors {
+		if f.Kind != FloorLocked {
+			n++
+		}
+	}
+	return n
+}
+
+// describeWin explains why the chosen image won against the containers,
+// and names the rule that decided. The previous lock entry, which the
+// chosen image is at or above, is left out: a reason that named it would
+// change from one run to the next although nothing did.
+func (dc *decider) describeWin(what string, img image.Image, dg *Refusal) (string, order.Rule) {
+	if dc.containers() == 0 {
+		s := what + "; no host runs this module"
+		if dg != nil {
+			s += dc.allowedText()
+		}
+		return s, ""
+	}
+	var parts []string
+	var rule order.Rule
+	for _, f := range dc.floors {
+		if f.Kind == FloorLocked {
+			continue
+		}
+		res := order.Compare(img, f.Image, dc.opts)
+		switch res.Cmp {
+		case order.Equal:
+			parts = append(parts, fmt.Sprintf("%s the same image", f.runs()))
+		case order.Newer:
+			parts = append(parts, fmt.Sprintf("newer than what %s (%s): an upgrade", f.runs(), res.Detail))
+		default:
+			parts = append(parts, fmt.Sprintf("%s than what %s (%s)", res.Cmp, f.runs(), res.Detail))
+		}
+		if rule == "" || res.Rule != order.RuleContent {
+			rule = res.Rule
+		}
+	}
+	s := what + "; " + strings.Join(parts, "; ")
+	if dg != nil {
+		s += dc.allowedText()
+	}
+	return s, rule
+}
+
+// allowedText states the downgrade the catalogue accepted.
+func (dc *decider) allowedText() string {
+	s := "; downgrade allowed: " + dc.m.AllowDowngrade
+	if dc.m.Restore != "" {
+		s += "; restore from: " + dc.m.Restore
+	}
+	return s
+}
+
+// short renders an image for sentences: "1.27.3 (sha256:abcdef012345)".
+func short(i image.Image) string {
+	switch {
+	case i.Tag != "" && i.Digest != "":
+		return fmt.Sprintf("%s (%s)", i.Tag, image.Short(i.Digest))
+	case i.Tag != "":
+		return i.Tag
+	case i.Digest != "":
+		return image.Short(i.Digest)
+	}
+	return "image ID " + image.Short(i.ImageID)
+}

@@ -1,0 +1,61 @@
+package resolve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/order"
+)
+
+// RefusalKind says why a module cannot be locked.
+type RefusalKind string
+
+const (
+	// KindDowngrade: what would be locked is older than a floor.
+	KindDowngrade RefusalKind = "downgrade"
+	// KindUnknown: what would be locked cannot be ordered against a floor.
+	KindUnknown RefusalKind = "unknown-order"
+	// KindNoDigest: the newest image runs without a registry digest.
+	KindNoDigest RefusalKind = "no-registry-digest"
+	// KindNothing: no pin, no candidate and no floor.
+	KindNothing RefusalKind = "nothing-to-lock"
+)
+
+// Refusal says why a module cannot be locked: the image that would be
+// locked is older than a floor, or cannot be ordered against it.
+type Refusal struct {
+	Module string
+	Kind   RefusalKind
+	// Chosen is the image that would be locked and What names it ("the
+	// exact pin").
+	Chosen image.Image
+	What   string
+	// Floor is the floor it fails against.
+	Floor Floor
+	Order order.Result
+	opts  order.Options
+	fix   string
+}
+
+// Error renders the refusal for people: the module, the floor, both images
+// with what was known of each, the rule and what to write to decide.
+func (r *Refusal) Error() string {
+	var b strings.Builder
+	switch r.Kind {
+	case KindDowngrade:
+		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
+	case KindNoDigest, KindNothing:
+		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
+		return b.String()
+	default:
+		fmt.Fprintf(&b, "module %q: refusing: %s cannot be ordered against what %s", r.Module, r.What, r.Floor.runs())
+	}
+	fmt.Fprintf(&b, "\n  %s: %s\n    %s", r.What, r.Chosen.Ref(), r.opts.Known(r.Chosen))
+	fmt.Fprintf(&b, "\n  %s: %s\n    %s", r.Floor.runs(), r.Floor.Image.Ref(), r.opts.Known(r.Floor.Image))
+	fmt.Fprintf(&b, "\n  ordered by rule %q: %s", r.Order.Rule, r.Order.Detail)
+	if r.fix != "" {
+		fmt.Fprintf(&b, "\n  to decide, %s", r.fix)
+	}
+	return b.String()
+}
