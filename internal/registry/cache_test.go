@@ -113,7 +113,7 @@ func TestCache(t *testing.T) {
 				t.Errorf("get(%q) found content", bad)
 			}
 		}
-		assertNoTemp(t, c.Dir())
+		assertNoTemp(t, c.dir)
 	})
 
 	t.Run("hints", func(t *testing.T) {
@@ -155,11 +155,11 @@ func TestCache(t *testing.T) {
 				t.Errorf("hintPath(%q, %q) = %s, want refused", bad[0], bad[1], p)
 			}
 		}
-		want := filepath.Join(c.Dir(), "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
+		want := filepath.Join(c.dir, "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
 		if p, _ := c.hintPath(repo, "1.0"); p != want {
 			t.Errorf("hintPath = %s, want %s", p, want)
 		}
-		assertNoTemp(t, c.Dir())
+		assertNoTemp(t, c.dir)
 	})
 
 	t.Run("concurrent writers", func(t *testing.T) {

@@ -45,7 +45,7 @@ func faulty(t *testing.T) (*faultproxy.Proxy, string, pushed) {
 func cached(t *testing.T, c *Cache) []string {
 	t.Helper()
 	var out []string
-	entries, _ := os.ReadDir(filepath.Join(c.Dir(), "blobs", "sha256"))
+	entries, _ := os.ReadDir(filepath.Join(c.dir, "blobs", "sha256"))
 	for _, e := range entries {
 		out = append(out, "sha256:"+e.Name())
 	}
@@ -267,7 +267,7 @@ func TestFaultOversize(t *testing.T) {
 	}{
 		{"manifest with length", false, huge, true, 32 << 20},
 		{"manifest chunked", false, huge, false, 32 << 20},
-		{"manifest just over", false, MaxManifestSize + 1, true, MaxManifestSize + 1},
+		{"manifest just over", false, maxManifestSize + 1, true, maxManifestSize + 1},
 		{"config with length", true, huge, true, 32 << 20},
 		{"config chunked", true, huge, false, 32 << 20},
 	} {

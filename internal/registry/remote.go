@@ -17,29 +17,30 @@ import (
 
 // Defaults of RemoteOptions.
 const (
-	DefaultConcurrency = 8
-	DefaultTimeout     = 30 * time.Second
-	// DefaultPageSize is the number of tags asked for per tag-list request,
+	defaultConcurrency = 8
+	defaultTimeout     = 30 * time.Second
+	// defaultPageSize is the number of tags asked for per tag-list request,
 	// go-containerregistry's default (ECR refuses more than 1000).
-	DefaultPageSize = 1000
+	defaultPageSize = 1000
 )
 
 // Bounds on what is read into memory. A manifest (or index) larger than
-// MaxManifestSize, or a config larger than MaxConfigSize, is refused with
+// maxManifestSize, or a config larger than maxConfigSize, is refused with
 // ErrTooLarge: at once when its Content-Length says so, else as soon as
 // that many bytes have been read. The manifest bound is distribution's own
 // (it refuses to store larger manifests); configs are a few kilobytes, and
 // a digest that names a layer must not pull gigabytes.
 const (
-	MaxManifestSize = 4 << 20
-	MaxConfigSize   = 4 << 20
+	maxManifestSize = 4 << 20
+	maxConfigSize   = 4 << 20
 )
 
 // maxTagPages bounds the pages of one tag list (a million tags at the
 // default page size): a registry whose Link headers never end is refused.
 const maxTagPages = 1000
 
-// ErrTooLarge is returned when a manifest or config is larger than its bound.
+// ErrTooLarge is returned when a manifest or config is larger than its bound
+// (4 MiB each).
 var ErrTooLarge = errors.New("too large")
 
 // ErrRefused is returned when a registry asks for something pin does not do:
@@ -110,7 +111,7 @@ type RemoteOptions struct {
 // ignore Retry-After and retry any method, are switched off.
 //
 // Every answer is screened before go-containerregistry reads it: manifests
-// and configs are bounded (MaxManifestSize, MaxConfigSize) and checked
+// and configs are bounded (maxManifestSize, maxConfigSize) and checked
 // against the digest asked for and the Docker-Content-Digest the registry
 // states; a Link header to another host, or tag-list pages that loop, are
 // refused; a WWW-Authenticate challenge whose token server (realm) is not
@@ -162,15 +163,15 @@ func NewRemote(opts RemoteOptions) *Remote {
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	n := opts.Concurrency
 	if n <= 0 {
-		n = DefaultConcurrency
+		n = defaultConcurrency
 	}
 	pageSize := opts.PageSize
 	if pageSize <= 0 {
-		pageSize = DefaultPageSize
+		pageSize = defaultPageSize
 	}
 	keychain := opts.Keychain
 	if keychain == nil {

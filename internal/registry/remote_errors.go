@@ -8,9 +8,10 @@ import (
 	"net/url"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/pin-tool/pin/internal/image"
 )
 
-// classify marks a registry's 404 as ErrNotFound, keeping its error, and
+// classify marks a registry's 404 as image.ErrNotFound, keeping its error, and
 // names the HTTP status of an error answer whose message does not (an OCI
 // error body: "UNKNOWN: …" alone does not say it was a 503).
 func classify(err error) error {
@@ -52,8 +53,8 @@ func unusableHead(err error) bool {
 	return !errors.As(err, &uerr) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// notFound reads as the registry's error and matches ErrNotFound.
+// notFound reads as the registry's error and matches image.ErrNotFound.
 type notFound struct{ err error }
 
 func (e notFound) Error() string   { return e.err.Error() }
-func (e notFound) Unwrap() []error { return []error{e.err, ErrNotFound} }
+func (e notFound) Unwrap() []error { return []error{e.err, image.ErrNotFound} }

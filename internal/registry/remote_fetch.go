@@ -76,7 +76,7 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 			// header from HEAD answers): the GET below tells.
 		default:
 			err = classify(err)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, image.ErrNotFound) {
 				r.cache.forget(hintKey, ref)
 			}
 			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
@@ -123,12 +123,12 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxConfigSize+1))
+	b, err := io.ReadAll(io.LimitReader(rc, maxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
 	}
-	if len(b) > MaxConfigSize {
-		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(MaxConfigSize), ErrTooLarge)
+	if len(b) > maxConfigSize {
+		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(maxConfigSize), ErrTooLarge)
 	}
 	if err := verify(b, digest); err != nil {
 		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)

@@ -257,9 +257,9 @@ func TestRemoteCost(t *testing.T) {
 
 	// Only immutable content and hints are on disk.
 	var files []string
-	filepath.WalkDir(cache.Dir(), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(cache.dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(cache.Dir(), p)
+			rel, _ := filepath.Rel(cache.dir, p)
 			files = append(files, filepath.ToSlash(rel))
 		}
 		return nil

@@ -20,7 +20,7 @@ import (
 //   - a tag list whose Link header points to another host or scheme is an
 //     error;
 //   - a manifest or blob GET answered 200 is read here, bounded by
-//     MaxManifestSize or MaxConfigSize (refused at once when Content-Length
+//     maxManifestSize or maxConfigSize (refused at once when Content-Length
 //     is larger), and checked against the digest in its URL and the
 //     Docker-Content-Digest header; a body cut short is io.ErrUnexpectedEOF,
 //     which retrying retries;
@@ -136,9 +136,9 @@ func checkLink(req *http.Request, resp *http.Response) error {
 // readChecked reads a manifest or blob answer into memory, bounded, and
 // checks it against the digests the request and the answer name.
 func readChecked(req *http.Request, resp *http.Response) error {
-	what, limit := "manifest", int64(MaxManifestSize)
+	what, limit := "manifest", int64(maxManifestSize)
 	if strings.Contains(req.URL.Path, "/blobs/") {
-		what, limit = "blob", int64(MaxConfigSize)
+		what, limit = "blob", int64(maxConfigSize)
 	}
 	if resp.ContentLength > limit {
 		return fmt.Errorf("%s %s is %s, more than the %s pin reads: %w", what, urlRef(req.URL), sizeText(resp.ContentLength), sizeText(limit), ErrTooLarge)
