@@ -820,7 +820,7 @@ func TestRemoteTimeout(t *testing.T) {
 		})
 	})
 	t.Cleanup(func() { close(stop) })
-	r, c := newTestRemote(t, RemoteOptions{Host: host, Timeout: 200 * time.Millisecond})
+	r, c := newTestRemote(t, RemoteOptions{Host: host, Timeout: time.Second})
 	start := time.Now()
 	_, err := r.Image(context.Background(), host+"/remote/slow", "1.0", "")
 	if !errors.Is(err, context.DeadlineExceeded) {
