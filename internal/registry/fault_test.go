@@ -23,8 +23,9 @@ import (
 )
 
 // The tests of this file put internal/faultproxy in front of a registry
-// (the in-memory one, and the real one; see onRegistries) and check, for each fault, what a Remote answers, what reached
-// the wire and what was cached.
+// (the in-memory one, and the real one; see onRegistries) and check, for
+// each fault, what a Remote answers, what reached the wire and what was
+// cached.
 
 var faultSeq atomic.Int64
 

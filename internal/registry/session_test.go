@@ -62,7 +62,7 @@ func readAll(t *testing.T, r *Remote, repos []string) {
 	}
 }
 
-// TestSessionPingOnce: a fleet of repositories on the real registry costs
+// TestSessionPingOnce: a fleet of repositories on one registry costs
 // one ping for the registry (https first, then the plain http the loopback
 // registry speaks), not one per repository.
 func TestSessionPingOnce(t *testing.T) {
@@ -86,7 +86,7 @@ func (k *countingKeychain) Resolve(r authn.Resource) (authn.Authenticator, error
 	return k.next.Resolve(r)
 }
 
-// TestSessionBasicOnce: against the real registry behind basic auth, the
+// TestSessionBasicOnce: against a registry behind basic auth, the
 // credentials are read once for a fleet (a credential helper runs once),
 // and go with every request after the one ping.
 func TestSessionBasicOnce(t *testing.T) {
@@ -525,8 +525,9 @@ func TestSessionDockerConfigOnce(t *testing.T) {
 	})
 }
 
-// TestSessionTokenRegistry: against a real distribution registry that
-// verifies Bearer tokens (signature, audience, expiry, scopes), a fleet
+// TestSessionTokenRegistry: against a registry that hands out Bearer
+// tokens (the real one: distribution verifying each token's signature,
+// audience, expiry and scopes; the in-memory one: tokenRegistry), a fleet
 // costs one ping (https, then plain http) and one token for all of its
 // repositories, then exactly the cost model's requests per module.
 func TestSessionTokenRegistry(t *testing.T) {
