@@ -173,17 +173,17 @@ func realWanted(kind registryKind) bool {
 // real one when realWanted, each as a parallel subtest.
 func onRegistries(t *testing.T, kind registryKind, f func(t *testing.T, reg *testRegistry)) {
 	t.Helper()
-	run(t, kind, true, f)
+	runOnRegistries(t, kind, true, f)
 }
 
 // onRegistriesSerial is onRegistries for tests that cannot run in
 // parallel (they set the environment or go-containerregistry's loggers).
 func onRegistriesSerial(t *testing.T, kind registryKind, f func(t *testing.T, reg *testRegistry)) {
 	t.Helper()
-	run(t, kind, false, f)
+	runOnRegistries(t, kind, false, f)
 }
 
-func run(t *testing.T, kind registryKind, parallel bool, f func(t *testing.T, reg *testRegistry)) {
+func runOnRegistries(t *testing.T, kind registryKind, parallel bool, f func(t *testing.T, reg *testRegistry)) {
 	t.Helper()
 	variants := []func(*testing.T) *testRegistry{kind.memory}
 	names := []string{"memory"}
