@@ -47,14 +47,6 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(base, "pin"), nil
 }
 
-// Dir is the cache's folder.
-func (c *Cache) Dir() string {
-	if c == nil {
-		return ""
-	}
-	return c.dir
-}
-
 // blobPath is where content of digest lives; ok is false for a digest that
 // is not a well-formed sha256 digest (and so cannot name a file safely).
 func (c *Cache) blobPath(digest string) (string, bool) {

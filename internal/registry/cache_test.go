@@ -10,69 +10,68 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/pin-tool/pin/internal/testenv"
 )
 
 // TestCacheCorrupt: a cache entry that does not match its digest is
 // deleted and fetched again, never used.
 func TestCacheCorrupt(t *testing.T) {
 	t.Parallel()
-	reg := testenv.Registry(t)
-	repo := reg + "/cache/corrupt"
-	p := push(t, repo+":1.0", versioned(t, "1.0", created1))
-	cache := NewCache(t.TempDir())
-	ctx := context.Background()
-	r, c := newTestRemote(t, RemoteOptions{Host: reg, Cache: cache})
-	want, err := r.Image(ctx, repo, "1.0", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.take()
+	onRegistries(t, plainRegistry, func(t *testing.T, reg *testRegistry) {
+		repo := reg.host + "/cache/corrupt"
+		p := reg.push(t, repo+":1.0", versioned(t, "1.0", created1))
+		cache := NewCache(t.TempDir())
+		ctx := context.Background()
+		r, c := newTestRemote(t, RemoteOptions{Host: reg.host, Cache: cache})
+		want, err := r.Image(ctx, repo, "1.0", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.take()
 
-	manifestFile, _ := cache.blobPath(p.digest)
-	configFile, _ := cache.blobPath(p.config)
-	corrupt := func() {
-		t.Helper()
-		for _, f := range []string{manifestFile, configFile} {
-			if err := os.WriteFile(f, []byte(`{"mediaType":"tampered"}`), 0o644); err != nil {
-				t.Fatal(err)
+		manifestFile, _ := cache.blobPath(p.digest)
+		configFile, _ := cache.blobPath(p.config)
+		corrupt := func() {
+			t.Helper()
+			for _, f := range []string{manifestFile, configFile} {
+				if err := os.WriteFile(f, []byte(`{"mediaType":"tampered"}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	intact := func() {
-		t.Helper()
-		for f, d := range map[string]string{manifestFile: p.digest, configFile: p.config} {
-			b, err := os.ReadFile(f)
-			if err != nil || verify(b, d) != nil {
-				t.Errorf("cache entry %s not restored: %v", d, err)
+		intact := func() {
+			t.Helper()
+			for f, d := range map[string]string{manifestFile: p.digest, configFile: p.config} {
+				b, err := os.ReadFile(f)
+				if err != nil || verify(b, d) != nil {
+					t.Errorf("cache entry %s not restored: %v", d, err)
+				}
 			}
 		}
-	}
 
-	corrupt()
-	got, err := r.Image(ctx, repo, "1.0", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("after corruption, by tag (-want +got):\n%s", diff)
-	}
-	// The hint made it HEAD; the cached manifest is corrupt, so it GETs.
-	c.expect(t, "corrupt, by tag", map[string]int{"manifest HEAD": 1, "manifest GET": 1, "blob GET": 1})
-	intact()
+		corrupt()
+		got, err := r.Image(ctx, repo, "1.0", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("after corruption, by tag (-want +got):\n%s", diff)
+		}
+		// The hint made it HEAD; the cached manifest is corrupt, so it GETs.
+		c.expect(t, "corrupt, by tag", map[string]int{"manifest HEAD": 1, "manifest GET": 1, "blob GET": 1})
+		intact()
 
-	corrupt()
-	got, err = r.Image(ctx, repo, p.digest, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want.Tag = ""
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("after corruption, by digest (-want +got):\n%s", diff)
-	}
-	c.expect(t, "corrupt, by digest", map[string]int{"manifest GET": 1, "blob GET": 1})
-	intact()
+		corrupt()
+		got, err = r.Image(ctx, repo, p.digest, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Tag = ""
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("after corruption, by digest (-want +got):\n%s", diff)
+		}
+		c.expect(t, "corrupt, by digest", map[string]int{"manifest GET": 1, "blob GET": 1})
+		intact()
+	})
 }
 
 func TestCache(t *testing.T) {
@@ -113,7 +112,7 @@ func TestCache(t *testing.T) {
 				t.Errorf("get(%q) found content", bad)
 			}
 		}
-		assertNoTemp(t, c.Dir())
+		assertNoTemp(t, c.dir)
 	})
 
 	t.Run("hints", func(t *testing.T) {
@@ -155,11 +154,11 @@ func TestCache(t *testing.T) {
 				t.Errorf("hintPath(%q, %q) = %s, want refused", bad[0], bad[1], p)
 			}
 		}
-		want := filepath.Join(c.Dir(), "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
+		want := filepath.Join(c.dir, "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
 		if p, _ := c.hintPath(repo, "1.0"); p != want {
 			t.Errorf("hintPath = %s, want %s", p, want)
 		}
-		assertNoTemp(t, c.Dir())
+		assertNoTemp(t, c.dir)
 	})
 
 	t.Run("concurrent writers", func(t *testing.T) {

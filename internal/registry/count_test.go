@@ -33,7 +33,7 @@ func newCounter(t *testing.T) *counter {
 }
 
 func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
-	k := Kind(req)
+	k := kind(req)
 	c.mu.Lock()
 	c.n[k]++
 	c.log = append(c.log, req.Method+" "+req.URL.String())

@@ -28,14 +28,14 @@ func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if c.n[req.URL.Host] == nil {
 		c.n[req.URL.Host] = map[string]int{}
 	}
-	c.n[req.URL.Host][Kind(req)]++
+	c.n[req.URL.Host][kind(req)]++
 	c.mu.Unlock()
 	return c.next.RoundTrip(req)
 }
 
-// Kind names a request: "ping https", "tags list", "manifest HEAD",
+// kind names a request: "ping https", "tags list", "manifest HEAD",
 // "manifest GET", "blob GET", "token", or "other …".
-func Kind(req *http.Request) string {
+func kind(req *http.Request) string {
 	p := req.URL.Path
 	switch {
 	case p == "/v2/" || p == "/v2":

@@ -16,9 +16,6 @@ import (
 	"github.com/pin-tool/pin/internal/image"
 )
 
-// ErrNotFound is returned when a tag, digest or platform does not exist.
-var ErrNotFound = image.ErrNotFound
-
 // ErrDigestMismatch is returned when content does not match its digest.
 var ErrDigestMismatch = errors.New("content does not match its digest")
 
@@ -61,7 +58,7 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 		}
 		pd, ok := pickPlatform(img.Platforms, platform)
 		if !ok {
-			return image.Image{}, fmt.Errorf("index %s of %s has no manifest for %s (it has %s): %w", digest, repo, platform, strings.Join(sortedKeys(img.Platforms), ", "), ErrNotFound)
+			return image.Image{}, fmt.Errorf("index %s of %s has no manifest for %s (it has %s): %w", digest, repo, platform, strings.Join(sortedKeys(img.Platforms), ", "), image.ErrNotFound)
 		}
 		img.Platform = pd
 		raw, _, err = s.manifest(ctx, repo, img.Platforms[pd])

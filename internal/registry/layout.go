@@ -104,7 +104,7 @@ func (l *Layout) manifest(_ context.Context, repo, ref string) ([]byte, string, 
 			}
 		}
 		if digest == "" {
-			return nil, "", fmt.Errorf("tag %s of %s in the layout mirror: %w", ref, repo, ErrNotFound)
+			return nil, "", fmt.Errorf("tag %s of %s in the layout mirror: %w", ref, repo, image.ErrNotFound)
 		}
 	}
 	b, err := l.blob(context.Background(), repo, digest)
@@ -121,7 +121,7 @@ func (l *Layout) blob(_ context.Context, _ string, digest string) ([]byte, error
 	}
 	b, err := l.path.Bytes(h)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", digest, ErrNotFound)
+		return nil, fmt.Errorf("blob %s: %w", digest, image.ErrNotFound)
 	}
 	if err := verify(b, digest); err != nil {
 		return nil, err

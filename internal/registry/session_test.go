@@ -22,7 +22,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
 
@@ -63,16 +62,17 @@ func readAll(t *testing.T, r *Remote, repos []string) {
 	}
 }
 
-// TestSessionPingOnce: a fleet of repositories on the real registry costs
+// TestSessionPingOnce: a fleet of repositories on one registry costs
 // one ping for the registry (https first, then the plain http the loopback
 // registry speaks), not one per repository.
 func TestSessionPingOnce(t *testing.T) {
 	t.Parallel()
-	reg := testenv.Registry(t)
-	repos := fleet(t, reg, "session/ping", 6)
-	r, c := newTestRemote(t, RemoteOptions{Host: reg, Repositories: repos})
-	readAll(t, r, repos)
-	c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "tags list": 6, "manifest GET": 6, "blob GET": 6})
+	onRegistries(t, plainRegistry, func(t *testing.T, reg *testRegistry) {
+		repos := reg.fleet(t, "session/ping", 6)
+		r, c := newTestRemote(t, RemoteOptions{Host: reg.host, Repositories: repos})
+		readAll(t, r, repos)
+		c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "tags list": 6, "manifest GET": 6, "blob GET": 6})
+	})
 }
 
 // countingKeychain counts the times credentials are asked for.
@@ -86,24 +86,25 @@ func (k *countingKeychain) Resolve(r authn.Resource) (authn.Authenticator, error
 	return k.next.Resolve(r)
 }
 
-// TestSessionBasicOnce: against the real registry behind basic auth, the
+// TestSessionBasicOnce: against a registry behind basic auth, the
 // credentials are read once for a fleet (a credential helper runs once),
 // and go with every request after the one ping.
 func TestSessionBasicOnce(t *testing.T) {
 	t.Parallel()
-	reg, user, password := testenv.AuthRegistry(t)
-	basic := &authn.Basic{Username: user, Password: password}
-	repos := fleet(t, reg, "session/basic", 5, basic)
-	kc := &countingKeychain{next: staticKeychain{reg: reg, auth: basic}}
-	r, c := newTestRemote(t, RemoteOptions{Host: reg, Keychain: kc, Repositories: repos})
-	readAll(t, r, repos)
-	c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "tags list": 5, "manifest GET": 5, "blob GET": 5})
-	if n := kc.n.Load(); n != 1 {
-		t.Errorf("credentials read %d times, want once", n)
-	}
-	if bad := c.unauthenticated(); len(bad) > 0 {
-		t.Errorf("sent without credentials:\n  %s", strings.Join(bad, "\n  "))
-	}
+	onRegistries(t, basicRegistry, func(t *testing.T, reg *testRegistry) {
+		basic := reg.basic()
+		repos := reg.fleet(t, "session/basic", 5)
+		kc := &countingKeychain{next: staticKeychain{reg: reg.host, auth: basic}}
+		r, c := newTestRemote(t, RemoteOptions{Host: reg.host, Keychain: kc, Repositories: repos})
+		readAll(t, r, repos)
+		c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "tags list": 5, "manifest GET": 5, "blob GET": 5})
+		if n := kc.n.Load(); n != 1 {
+			t.Errorf("credentials read %d times, want once", n)
+		}
+		if bad := c.unauthenticated(); len(bad) > 0 {
+			t.Errorf("sent without credentials:\n  %s", strings.Join(bad, "\n  "))
+		}
+	})
 }
 
 // staticKeychain has credentials for one registry.
@@ -496,51 +497,54 @@ func TestRepoOfPath(t *testing.T) {
 // TestSessionDockerConfigOnce: with the Docker config's credential helper,
 // a fleet on the basic-auth registry runs the helper once.
 func TestSessionDockerConfigOnce(t *testing.T) {
-	reg, user, password := testenv.AuthRegistry(t)
-	basic := &authn.Basic{Username: user, Password: password}
-	repos := fleet(t, reg, "session/helper", 3, basic)
-	dir := t.TempDir()
-	calls := filepath.Join(dir, "calls")
-	helper := fmt.Sprintf("#!/bin/sh\necho called >> %s\ncat >/dev/null\nprintf '{\"Username\":\"%s\",\"Secret\":\"%s\"}'\n", calls, user, password)
-	if err := os.WriteFile(filepath.Join(dir, "docker-credential-pintest"), []byte(helper), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf(`{"credHelpers": {%q: "pintest"}}`, reg)
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("DOCKER_CONFIG", dir)
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	c := newCounter(t)
-	r := NewRemote(RemoteOptions{Host: reg, Transport: c, Repositories: repos}) // authn.DefaultKeychain
-	readAll(t, r, repos)
-	b, err := os.ReadFile(calls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), "called"); n != 1 {
-		t.Errorf("the credential helper ran %d times, want once", n)
-	}
+	onRegistriesSerial(t, basicRegistry, func(t *testing.T, reg *testRegistry) {
+		user, password := reg.user, reg.password
+		repos := reg.fleet(t, "session/helper", 3)
+		dir := t.TempDir()
+		calls := filepath.Join(dir, "calls")
+		helper := fmt.Sprintf("#!/bin/sh\necho called >> %s\ncat >/dev/null\nprintf '{\"Username\":\"%s\",\"Secret\":\"%s\"}'\n", calls, user, password)
+		if err := os.WriteFile(filepath.Join(dir, "docker-credential-pintest"), []byte(helper), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		conf := fmt.Sprintf(`{"credHelpers": {%q: "pintest"}}`, reg.host)
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("DOCKER_CONFIG", dir)
+		t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		c := newCounter(t)
+		r := NewRemote(RemoteOptions{Host: reg.host, Transport: c, Repositories: repos}) // authn.DefaultKeychain
+		readAll(t, r, repos)
+		b, err := os.ReadFile(calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "called"); n != 1 {
+			t.Errorf("the credential helper ran %d times, want once", n)
+		}
+	})
 }
 
-// TestSessionTokenRegistry: against a real distribution registry that
-// verifies Bearer tokens (signature, audience, expiry, scopes), a fleet
+// TestSessionTokenRegistry: against a registry that hands out Bearer
+// tokens (the real one: distribution verifying each token's signature,
+// audience, expiry and scopes; the in-memory one: tokenRegistry), a fleet
 // costs one ping (https, then plain http) and one token for all of its
 // repositories, then exactly the cost model's requests per module.
 func TestSessionTokenRegistry(t *testing.T) {
 	t.Parallel()
-	reg := testenv.TokenRegistry(t)
-	repos := fleet(t, reg, fmt.Sprintf("session/token-%d", time.Now().UnixNano()), 4)
-	r, c := newTestRemote(t, RemoteOptions{Host: reg, Repositories: repos})
-	readAll(t, r, repos)
-	c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "token": 1, "tags list": 4, "manifest GET": 4, "blob GET": 4})
-	if bad := c.unauthenticated(); len(bad) > 0 {
-		t.Errorf("sent without a token:\n  %s", strings.Join(bad, "\n  "))
-	}
+	onRegistries(t, bearerRegistry, func(t *testing.T, reg *testRegistry) {
+		repos := reg.fleet(t, fmt.Sprintf("session/token-%d", time.Now().UnixNano()), 4)
+		r, c := newTestRemote(t, RemoteOptions{Host: reg.host, Repositories: repos})
+		readAll(t, r, repos)
+		c.expect(t, "fleet", map[string]int{"ping https": 1, "ping http": 1, "token": 1, "tags list": 4, "manifest GET": 4, "blob GET": 4})
+		if bad := c.unauthenticated(); len(bad) > 0 {
+			t.Errorf("sent without a token:\n  %s", strings.Join(bad, "\n  "))
+		}
 
-	// Not in the catalogue: a token of its own, once.
-	other := fleet(t, reg, fmt.Sprintf("session/token-other-%d", time.Now().UnixNano()), 1)
-	readAll(t, r, other)
-	readAll(t, r, other)
-	c.expect(t, "not expected", map[string]int{"token": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
+		// Not in the catalogue: a token of its own, once.
+		other := reg.fleet(t, fmt.Sprintf("session/token-other-%d", time.Now().UnixNano()), 1)
+		readAll(t, r, other)
+		readAll(t, r, other)
+		c.expect(t, "not expected", map[string]int{"token": 1, "tags list": 2, "manifest GET": 2, "blob GET": 2})
+	})
 }

@@ -1,0 +1,138 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/pin-tool/pin/internal/image"
+)
+
+// Image describes repo:ref, ref being a tag or a "sha256:" digest, with an
+// index resolved to platform.
+func (r *Remote) Image(ctx context.Context, repo, ref, platform string) (image.Image, error) {
+	if _, err := r.repository(repo); err != nil {
+		return image.Image{}, err
+	}
+	return describe(ctx, r, repo, ref, platform)
+}
+
+// manifest fetches a manifest by tag or digest. By digest, a cached copy
+// costs nothing. By tag, when the cache has a hint for the tag, a HEAD
+// learns the tag's digest and a cached copy of that is used; otherwise (no
+// hint, or the tag moved to a manifest not cached) the manifest is fetched
+// by tag.
+func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
+	target, err := r.repository(repo)
+	if err != nil {
+		return nil, "", err
+	}
+	what := r.where(reference(repo, ref))
+	if strings.HasPrefix(ref, "sha256:") {
+		if b, ok := r.cache.get(ref); ok {
+			return b, ref, nil
+		}
+		d, err := digestRef(target, ref)
+		if err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+		if err := r.ready(ctx, target); err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+		desc, err := r.puller.Get(ctx, d)
+		if err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, classify(err))
+		}
+		if err := verify(desc.Manifest, ref); err != nil {
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+		r.cache.put(ref, desc.Manifest)
+		return desc.Manifest, ref, nil
+	}
+
+	if _, err := name.NewTag(target.Name()+":"+ref, name.StrictValidation); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	if err := r.ready(ctx, target); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	hintKey := r.host.Repo(target.RepositoryStr()).Name()
+	if _, ok := r.cache.hint(hintKey, ref); ok {
+		desc, err := r.puller.Head(ctx, target.Tag(ref))
+		switch {
+		case err == nil:
+			digest := desc.Digest.String()
+			if b, ok := r.cache.get(digest); ok {
+				r.cache.remember(hintKey, ref, digest)
+				return b, digest, nil
+			}
+		case unusableHead(err):
+			// Answered, but without the digest (some proxies drop the
+			// header from HEAD answers): the GET below tells.
+		default:
+			err = classify(err)
+			if errors.Is(err, image.ErrNotFound) {
+				r.cache.forget(hintKey, ref)
+			}
+			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+		}
+	}
+	desc, err := r.puller.Get(ctx, target.Tag(ref))
+	if err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, classify(err))
+	}
+	if desc.MediaType == types.DockerManifestSchema1 || desc.MediaType == types.DockerManifestSchema1Signed {
+		return nil, "", fmt.Errorf("manifest of %s: Docker schema 1 manifests are not supported", what)
+	}
+	digest := desc.Digest.String()
+	if err := verify(desc.Manifest, digest); err != nil {
+		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
+	}
+	r.cache.put(digest, desc.Manifest)
+	r.cache.remember(hintKey, ref, digest)
+	return desc.Manifest, digest, nil
+}
+
+// blob fetches a blob (a config) by digest, or reads it from the cache.
+func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) {
+	if b, ok := r.cache.get(digest); ok {
+		return b, nil
+	}
+	target, err := r.repository(repo)
+	if err != nil {
+		return nil, err
+	}
+	d, err := digestRef(target, digest)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", digest, err)
+	}
+	if err := r.ready(ctx, target); err != nil {
+		return nil, fmt.Errorf("blob %s: %w", digest, err)
+	}
+	layer, err := r.puller.Layer(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	rc, err := layer.Compressed()
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("blob %s from %s: %w", digest, r.source.RegistryStr(), classify(err))
+	}
+	if len(b) > maxConfigSize {
+		return nil, fmt.Errorf("blob %s from %s: larger than %s, not a config: %w", digest, r.source.RegistryStr(), sizeText(maxConfigSize), ErrTooLarge)
+	}
+	if err := verify(b, digest); err != nil {
+		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
+	}
+	r.cache.put(digest, b)
+	return b, nil
+}
