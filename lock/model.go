@@ -1,0 +1,105 @@
+package lock
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sources: which side won a module's decision.
+const (
+	SourcePin      = "pin"
+	SourceRunning  = "running"
+	SourceUpstream = "upstream"
+)
+
+// Lock is the whole lockfile.
+type Lock struct {
+	Modules []*Module
+}
+
+// Module is the decision for one module.
+type Module struct {
+	Name   string
+	Policy string
+	// Image is the full repository name.
+	Image string
+	// Tag is the tag as written upstream ("v1.2" stays "v1.2"); may be empty.
+	Tag string
+	// Digest is the registry digest to run: the index digest for a
+	// multi-platform image.
+	Digest string
+	// Config is the config digest of the locked platform, when known.
+	Config string
+	// Platforms maps each platform of an index to its manifest digest.
+	Platforms map[string]string
+	// Version is the image's version under the module's scheme, when known.
+	Version string
+	// Created is the image's build date, when known.
+	Created time.Time
+	// Source is the side that won: SourcePin, SourceRunning or SourceUpstream.
+	Source string
+	// Rule is the ordering rule that decided (content, version, created).
+	Rule string
+	// Reason says in words why this image was chosen.
+	Reason string
+	// AllowDowngrade is the catalogue's stated reason when a downgrade was
+	// accepted; Restore the backup it restores from.
+	AllowDowngrade string
+	Restore        string
+	// Observed are the images hosts ran when this entry was decided.
+	Observed []Observation
+}
+
+// Observation is what one container on one host ran.
+type Observation struct {
+	Host      string
+	Container string
+	Tag       string
+	// Digest is the registry digest the host knows the image by; empty for
+	// a loaded or locally built image.
+	Digest string
+	// ImageID is the host's image ID (config digest or manifest digest,
+	// depending on the image store).
+	ImageID string
+	Version string
+	Created time.Time
+}
+
+// Module returns the entry for name, or nil.
+func (l *Lock) Module(name string) *Module {
+	if l == nil {
+		return nil
+	}
+	for _, m := range l.Modules {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Ref renders the locked image as "repository:tag@digest".
+func (m *Module) Ref() string {
+	s := m.Image
+	if m.Tag != "" {
+		s += ":" + m.Tag
+	}
+	if m.Digest != "" {
+		s += "@" + m.Digest
+	}
+	return s
+}
+
+// normalise sorts what Format writes in a fixed order.
+func (l *Lock) normalise() {
+	slices.SortFunc(l.Modules, func(a, b *Module) int { return strings.Compare(a.Name, b.Name) })
+	for _, m := range l.Modules {
+		slices.SortFunc(m.Observed, func(a, b Observation) int {
+			if c := strings.Compare(a.Host, b.Host); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Container, b.Container)
+		})
+	}
+}
