@@ -17,7 +17,10 @@ const header = `# This file is maintained by pin. It records, for every module o
 # and run "pin resolve" to update it.
 `
 
-// Format renders a lock as HCL. The same lock always gives the same bytes.
+// Format renders a lock as HCL. The same lock always gives the same bytes:
+// Format writes modules and observations in a fixed order, on a sorted copy
+// where l is out of order; it never changes l or anything l points to. A
+// nil lock formats as an empty one.
 //
 // It writes the layout hclwrite's formatter would (attributes aligned on
 // "=" within runs of one-line attributes, a blank line before each nested
@@ -26,7 +29,7 @@ const header = `# This file is maintained by pin. It records, for every module o
 // format → parse → format fuzz target hold the bytes to that layout;
 // values are quoted by hclwrite itself.
 func Format(l *Lock) []byte {
-	l.normalise()
+	l = l.normalised()
 	var b bytes.Buffer
 	b.WriteString(header)
 	for _, m := range l.Modules {

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,14 +71,58 @@ func TestRoundTrip(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	want := sample()
-	want.normalise() // sample() is built unsorted
+	want := sample().normalised() // sample() is built unsorted
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("parse(format(x)) != x (-want +got):\n%s", diff)
 	}
 	if second := Format(l); string(second) != string(first) {
 		t.Errorf("format → parse → format changed the bytes:\n%s", cmp.Diff(string(first), string(second)))
 	}
+}
+
+// TestFormatLeavesInputAlone: Format sorts what it writes, but on a copy;
+// the caller's lock, its module list and every module's observations stay
+// as they were built.
+func TestFormatLeavesInputAlone(t *testing.T) {
+	l := sample()
+	if slices.IsSortedFunc(l.Modules, compareModules) || slices.IsSortedFunc(l.Module("forge").Observed, compareObservations) {
+		t.Fatal("sample() must be built out of order for this test to mean anything")
+	}
+	before := cloneLock(l)
+	modules := slices.Clone(l.Modules) // the pointers the caller holds
+	first := Format(l)
+	if diff := cmp.Diff(before, l); diff != "" {
+		t.Errorf("Format changed its input (-before +after):\n%s", diff)
+	}
+	for i, m := range l.Modules {
+		if m != modules[i] {
+			t.Errorf("Modules[%d] was replaced", i)
+		}
+	}
+	if again := Format(l); string(again) != string(first) {
+		t.Error("a second Format of the same lock gave other bytes")
+	}
+	if got, want := string(Format(nil)), string(Format(&Lock{})); got != want {
+		t.Errorf("Format(nil) = %q, want the empty lock %q", got, want)
+	}
+}
+
+// cloneLock is a deep copy of l, sharing nothing with it.
+func cloneLock(l *Lock) *Lock {
+	if l == nil {
+		return nil
+	}
+	c := &Lock{}
+	if l.Modules != nil {
+		c.Modules = make([]*Module, len(l.Modules))
+	}
+	for i, m := range l.Modules {
+		mc := *m
+		mc.Platforms = maps.Clone(m.Platforms)
+		mc.Observed = slices.Clone(m.Observed)
+		c.Modules[i] = &mc
+	}
+	return c
 }
 
 func TestParseMangled(t *testing.T) {

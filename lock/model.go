@@ -91,15 +91,44 @@ func (m *Module) Ref() string {
 	return s
 }
 
-// normalise sorts what Format writes in a fixed order.
-func (l *Lock) normalise() {
-	slices.SortFunc(l.Modules, func(a, b *Module) int { return strings.Compare(a.Name, b.Name) })
-	for _, m := range l.Modules {
-		slices.SortFunc(m.Observed, func(a, b Observation) int {
-			if c := strings.Compare(a.Host, b.Host); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Container, b.Container)
-		})
+// normalised returns l in the order Format writes: modules by name, each
+// module's observations by host and container. It never changes l or
+// anything l points to: a module whose observations are out of order is
+// copied with a sorted copy of them, the module list is cloned before it is
+// sorted, and what is already in order is shared. A nil lock is an empty
+// one.
+func (l *Lock) normalised() *Lock {
+	if l == nil {
+		return &Lock{}
 	}
+	out := &Lock{Modules: l.Modules}
+	cloned := false
+	if !slices.IsSortedFunc(out.Modules, compareModules) {
+		out.Modules = slices.Clone(l.Modules)
+		slices.SortFunc(out.Modules, compareModules)
+		cloned = true
+	}
+	for i, m := range out.Modules {
+		if slices.IsSortedFunc(m.Observed, compareObservations) {
+			continue
+		}
+		if !cloned {
+			out.Modules = slices.Clone(l.Modules)
+			cloned = true
+		}
+		c := *m
+		c.Observed = slices.Clone(m.Observed)
+		slices.SortFunc(c.Observed, compareObservations)
+		out.Modules[i] = &c
+	}
+	return out
+}
+
+func compareModules(a, b *Module) int { return strings.Compare(a.Name, b.Name) }
+
+func compareObservations(a, b Observation) int {
+	if c := strings.Compare(a.Host, b.Host); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Container, b.Container)
 }

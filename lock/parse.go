@@ -50,8 +50,7 @@ func Parse(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 		seen[m.Name] = b.DefRange
 		l.Modules = append(l.Modules, m)
 	}
-	l.normalise()
-	return l, diags
+	return l.normalised(), diags
 }
 
 func diag(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
