@@ -107,6 +107,50 @@ func TestFormatLeavesInputAlone(t *testing.T) {
 	}
 }
 
+// TestObservationTieBreak: two images seen in one container on one host
+// are written in one order, by digest, then image ID, then tag, whichever
+// order the lock was built in.
+func TestObservationTieBreak(t *testing.T) {
+	seen := func(digest, imageID, tag string) Observation {
+		return Observation{Host: "mesh-1", Container: "forgejo", Digest: digest, ImageID: imageID, Tag: tag}
+	}
+	tests := []struct {
+		name        string
+		first, last Observation // in the order Format must write them
+	}{
+		{"digest", seen(dA, dC, "2.0"), seen(dB, dA, "1.0")},
+		{"image ID", seen(dA, dB, "2.0"), seen(dA, dC, "1.0")},
+		{"tag", seen(dA, dB, "1.0"), seen(dA, dB, "2.0")},
+		{"no digest first", seen("", dC, "2.0"), seen(dA, dB, "1.0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			build := func(obs ...Observation) *Lock {
+				return &Lock{Modules: []*Module{{Name: "forge", Policy: "exact", Image: "registry.example.org/forge", Digest: dA, Source: SourcePin, Observed: obs}}}
+			}
+			inOrder, reversed := build(tt.first, tt.last), build(tt.last, tt.first)
+			want := []Observation{tt.first, tt.last}
+			for _, l := range []*Lock{inOrder, reversed} {
+				if diff := cmp.Diff(want, l.normalised().Modules[0].Observed); diff != "" {
+					t.Errorf("order (-want +got):\n%s", diff)
+				}
+			}
+			a, b := Format(inOrder), Format(reversed)
+			if string(a) != string(b) {
+				t.Errorf("the order the lock was built in shows in its bytes:\n%s", cmp.Diff(string(a), string(b)))
+			}
+			// The bytes read back in the same order.
+			l, diags := Parse(b, "pin.lock.hcl")
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if diff := cmp.Diff(want, l.Modules[0].Observed); diff != "" {
+				t.Errorf("parsed order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // cloneLock is a deep copy of l, sharing nothing with it.
 func cloneLock(l *Lock) *Lock {
 	if l == nil {

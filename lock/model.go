@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -92,7 +93,7 @@ func (m *Module) Ref() string {
 }
 
 // normalised returns l in the order Format writes: modules by name, each
-// module's observations by host and container. It never changes l or
+// module's observations by compareObservations. It never changes l or
 // anything l points to: a module whose observations are out of order is
 // copied with a sorted copy of them, the module list is cloned before it is
 // sorted, and what is already in order is shared. A nil lock is an empty
@@ -126,9 +127,19 @@ func (l *Lock) normalised() *Lock {
 
 func compareModules(a, b *Module) int { return strings.Compare(a.Name, b.Name) }
 
+// compareObservations orders observations by host and container, then,
+// for two images seen in one container (a lock merged from two runs, a
+// host listed twice), by digest, image ID and tag, and last by version and
+// build date, so that only observations Format writes alike compare equal
+// and their order never shows in the bytes.
 func compareObservations(a, b Observation) int {
-	if c := strings.Compare(a.Host, b.Host); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Container, b.Container)
+	return cmp.Or(
+		strings.Compare(a.Host, b.Host),
+		strings.Compare(a.Container, b.Container),
+		strings.Compare(a.Digest, b.Digest),
+		strings.Compare(a.ImageID, b.ImageID),
+		strings.Compare(a.Tag, b.Tag),
+		strings.Compare(a.Version, b.Version),
+		a.Created.Compare(b.Created),
+	)
 }
