@@ -102,15 +102,11 @@ func (l *Lock) normalised() *Lock {
 	if l == nil {
 		return &Lock{}
 	}
-	out := &Lock{Modules: l.Modules}
-	cloned := false
-	if !slices.IsSortedFunc(out.Modules, compareModules) {
-		out.Modules = slices.Clone(l.Modules)
-		slices.SortFunc(out.Modules, compareModules)
-		cloned = true
-	}
+	out := &Lock{Modules: sortedModules(l.Modules)}
+	cloned := len(out.Modules) > 0 && &out.Modules[0] != &l.Modules[0]
 	for i, m := range out.Modules {
-		if slices.IsSortedFunc(m.Observed, compareObservations) {
+		obs := sortedObservations(m.Observed)
+		if len(obs) == 0 || &obs[0] == &m.Observed[0] {
 			continue
 		}
 		if !cloned {
@@ -118,11 +114,32 @@ func (l *Lock) normalised() *Lock {
 			cloned = true
 		}
 		c := *m
-		c.Observed = slices.Clone(m.Observed)
-		slices.SortFunc(c.Observed, compareObservations)
+		c.Observed = obs
 		out.Modules[i] = &c
 	}
 	return out
+}
+
+// sortedModules returns ms sorted by name: ms itself when it is in order,
+// else a sorted copy.
+func sortedModules(ms []*Module) []*Module {
+	if slices.IsSortedFunc(ms, compareModules) {
+		return ms
+	}
+	ms = slices.Clone(ms)
+	slices.SortFunc(ms, compareModules)
+	return ms
+}
+
+// sortedObservations returns obs in Format's order: obs itself when it is
+// in order, else a sorted copy.
+func sortedObservations(obs []Observation) []Observation {
+	if slices.IsSortedFunc(obs, compareObservations) {
+		return obs
+	}
+	obs = slices.Clone(obs)
+	slices.SortFunc(obs, compareObservations)
+	return obs
 }
 
 func compareModules(a, b *Module) int { return strings.Compare(a.Name, b.Name) }
