@@ -1,13 +1,11 @@
 package catalogue
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -107,7 +105,7 @@ func kubernetesHost(attr *hcl.Attribute, dir string) (*Kubernetes, hcl.Diagnosti
 				diags = append(diags, errorf(p.Value.Range(), "Invalid namespace", "%q is not a Kubernetes namespace name: %s. Write it as kubectl get namespaces lists it.", k.Namespace, strings.Join(errs, "; ")))
 			}
 		case key == "selector":
-			sel, msg := parseSelector(k.SelectorText)
+			sel, msg := ParseSelector(k.SelectorText)
 			if msg != "" {
 				diags = append(diags, errorf(p.Value.Range(), "Invalid label selector", "%s", msg))
 			}
@@ -119,18 +117,4 @@ func kubernetesHost(attr *hcl.Attribute, dir string) (*Kubernetes, hcl.Diagnosti
 		}
 	}
 	return k, diags
-}
-
-// parseSelector reads a label selector as kubectl -l takes it. It returns a
-// message saying what to write instead when the selector is invalid or
-// empty (which would match every pod).
-func parseSelector(s string) (labels.Selector, string) {
-	if strings.TrimSpace(s) == "" {
-		return nil, "The selector is empty, which matches every pod. Write labels to match, as kubectl -l takes them, such as \"app=forgejo\" or \"app in (forgejo),tier!=cache\"."
-	}
-	sel, err := labels.Parse(s)
-	if err != nil {
-		return nil, fmt.Sprintf("%q is not a label selector (%v). Write one as kubectl -l takes it, such as \"app=forgejo\" or \"app in (forgejo),tier!=cache\".", s, err)
-	}
-	return sel, ""
 }

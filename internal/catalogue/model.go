@@ -6,7 +6,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/hashicorp/hcl/v2"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/internal/version"
 )
@@ -68,8 +67,9 @@ type Kubernetes struct {
 	// Namespace is the namespace whose pods are read; empty means the
 	// context's namespace, else "default".
 	Namespace string
-	// Selector, when set, limits the pods read to those it matches.
-	Selector     labels.Selector
+	// Selector, when set, limits the pods read to those it matches; nil
+	// when absent or invalid. SelectorText is the selector as written.
+	Selector     *Selector
 	SelectorText string
 	Range        hcl.Range
 }
@@ -150,8 +150,9 @@ type RunsOn struct {
 	// "daemonset/<name>", or one pod, "pod/<name>".
 	Workload string
 	// Selector, on a Kubernetes host, names the pods taken over by their
-	// labels; nil when absent. Workload and Selector exclude each other.
-	Selector     labels.Selector
+	// labels; nil when absent or invalid. SelectorText is the selector as
+	// written. Workload and Selector exclude each other.
+	Selector     *Selector
 	SelectorText string
 	DeclRange    hcl.Range
 }

@@ -165,7 +165,7 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 			}
 		}
 		if attr := rc.Attributes["selector"]; attr != nil {
-			sel, msg := parseSelector(ro.SelectorText)
+			sel, msg := ParseSelector(ro.SelectorText)
 			if msg != "" {
 				diags = append(diags, errorf(attr.Expr.Range(), "Invalid label selector", "%s", msg))
 			}
