@@ -157,9 +157,21 @@ type RunsOn struct {
 	DeclRange    hcl.Range
 }
 
+// WorkloadKind is the kind of object a runs_on workload names, the part of
+// "<kind>/<name>" before the slash.
+type WorkloadKind string
+
+const (
+	Deployment  WorkloadKind = "deployment"
+	StatefulSet WorkloadKind = "statefulset"
+	DaemonSet   WorkloadKind = "daemonset"
+	// Pod names one pod, whatever owns it.
+	Pod WorkloadKind = "pod"
+)
+
 // WorkloadKinds are the kinds a runs_on workload may name, in the order
 // documentation names them.
-var WorkloadKinds = []string{"deployment", "statefulset", "daemonset", "pod"}
+var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, Pod}
 
 // Module returns the module with the given name, or nil.
 func (c *Catalogue) Module(name string) *Module {

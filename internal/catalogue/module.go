@@ -31,13 +31,23 @@ var (
 	}}
 )
 
-var policyWords = func() string {
-	q := make([]string, len(Policies))
-	for i, p := range Policies {
-		q[i] = fmt.Sprintf("%q", p)
-	}
-	return strings.Join(q, ", ")
-}()
+// policyWords and workloadWords list the valid words for messages.
+var (
+	policyWords = func() string {
+		q := make([]string, len(Policies))
+		for i, p := range Policies {
+			q[i] = fmt.Sprintf("%q", p)
+		}
+		return strings.Join(q, ", ")
+	}()
+	workloadWords = func() string {
+		q := make([]string, len(WorkloadKinds))
+		for i, k := range WorkloadKinds {
+			q[i] = string(k)
+		}
+		return strings.Join(q, ", ")
+	}()
+)
 
 func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}}
@@ -81,11 +91,7 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 	}
 	if attr := a["policy"]; attr != nil && policy != "" {
 		m.Policy = Policy(policy)
-		valid := false
-		for _, p := range Policies {
-			valid = valid || p == m.Policy
-		}
-		if !valid {
+		if !slices.Contains(Policies, m.Policy) {
 			diags = append(diags, errorf(attr.Expr.Range(), "Unknown policy", "%q is not a policy. Write one of %s.", policy, policyWords))
 		}
 	}
@@ -183,8 +189,8 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 // message saying what to write instead when the workload is invalid.
 func parseWorkload(s string) string {
 	kind, name, ok := strings.Cut(s, "/")
-	if !ok || !slices.Contains(WorkloadKinds, kind) {
-		return fmt.Sprintf("%q does not name a workload. Write <kind>/<name> with kind one of %s, in lowercase, such as \"deployment/forgejo\" or \"pod/forgejo-0\".", s, strings.Join(WorkloadKinds, ", "))
+	if !ok || !slices.Contains(WorkloadKinds, WorkloadKind(kind)) {
+		return fmt.Sprintf("%q does not name a workload. Write <kind>/<name> with kind one of %s, in lowercase, such as \"deployment/forgejo\" or \"pod/forgejo-0\".", s, workloadWords)
 	}
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return fmt.Sprintf("%q is not a Kubernetes object name: %s. Write the name as kubectl get %s lists it.", name, strings.Join(errs, "; "), kind)

@@ -66,3 +66,20 @@ func TestParseSelectorInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestWordLists: the messages for a wrong policy or workload kind list
+// every valid word, in the documentation's order.
+func TestWordLists(t *testing.T) {
+	if want := `"exact", "at-least-running", "track-upstream"`; policyWords != want {
+		t.Errorf("policyWords = %s, want %s", policyWords, want)
+	}
+	msg := parseWorkload("replicaset/forgejo-7d9f")
+	if want := "kind one of deployment, statefulset, daemonset, pod,"; !strings.Contains(msg, want) {
+		t.Errorf("parseWorkload message %q does not say %q", msg, want)
+	}
+	for _, k := range WorkloadKinds {
+		if msg := parseWorkload(string(k) + "/forgejo"); msg != "" {
+			t.Errorf("kind %s refused: %s", k, msg)
+		}
+	}
+}
