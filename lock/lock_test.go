@@ -288,6 +288,10 @@ func FuzzParse(f *testing.F) {
 		if again := Format(l2); string(again) != string(out) {
 			t.Fatalf("format not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
 		}
+		// Equal agrees: what formats alike is equal.
+		if !Equal(l, l2) {
+			t.Fatalf("Equal says the lock and its round trip differ:\n%s", out)
+		}
 	})
 }
 
