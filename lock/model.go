@@ -102,6 +102,8 @@ func (l *Lock) normalised() *Lock {
 	if l == nil {
 		return &Lock{}
 	}
+	// sortedModules and sortedObservations hand back their argument, the
+	// same array, when it is already in order.
 	out := &Lock{Modules: sortedModules(l.Modules)}
 	cloned := len(out.Modules) > 0 && &out.Modules[0] != &l.Modules[0]
 	for i, m := range out.Modules {
