@@ -4,8 +4,10 @@
 //
 // Parse and Format are the core, bytes in and bytes out; Load and Save wrap
 // them for files. Format is deterministic: modules sorted by name,
-// observations by host and container, attributes in a fixed order, no
-// timestamps of the run, so the same lock gives the same bytes. Parse
+// observations by host and container (then by digest, image ID and tag),
+// attributes in a fixed order, no timestamps of the run, so the same lock
+// gives the same bytes; it never changes the lock it is given. Equal tells
+// whether two locks would format alike without formatting them. Parse
 // enforces the canonical forms Format writes (full repository names,
 // "sha256:" digests, RFC 3339 dates, tags as written) and reports a mangled
 // file as HCL diagnostics, never a panic. Save writes atomically (a temporary

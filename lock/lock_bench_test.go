@@ -61,3 +61,24 @@ func BenchmarkParse1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEqual1000 compares two equal 1,000-module locks, the case
+// where every field must be looked at; BenchmarkEqualByFormat1000 answers
+// the same question by formatting both, as callers did before Equal.
+func BenchmarkEqual1000(b *testing.B) {
+	x, y := benchLock(1000), benchLock(1000)
+	for b.Loop() {
+		if !Equal(x, y) {
+			b.Fatal("not equal")
+		}
+	}
+}
+
+func BenchmarkEqualByFormat1000(b *testing.B) {
+	x, y := benchLock(1000), benchLock(1000)
+	for b.Loop() {
+		if string(Format(x)) != string(Format(y)) {
+			b.Fatal("not equal")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,14 +71,102 @@ func TestRoundTrip(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	want := sample()
-	want.normalise() // sample() is built unsorted
+	want := sample().normalised() // sample() is built unsorted
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("parse(format(x)) != x (-want +got):\n%s", diff)
 	}
 	if second := Format(l); string(second) != string(first) {
 		t.Errorf("format → parse → format changed the bytes:\n%s", cmp.Diff(string(first), string(second)))
 	}
+}
+
+// TestFormatLeavesInputAlone: Format sorts what it writes, but on a copy;
+// the caller's lock, its module list and every module's observations stay
+// as they were built.
+func TestFormatLeavesInputAlone(t *testing.T) {
+	l := sample()
+	if slices.IsSortedFunc(l.Modules, compareModules) || slices.IsSortedFunc(l.Module("forge").Observed, compareObservations) {
+		t.Fatal("sample() must be built out of order for this test to mean anything")
+	}
+	before := cloneLock(l)
+	modules := slices.Clone(l.Modules) // the pointers the caller holds
+	first := Format(l)
+	if diff := cmp.Diff(before, l); diff != "" {
+		t.Errorf("Format changed its input (-before +after):\n%s", diff)
+	}
+	for i, m := range l.Modules {
+		if m != modules[i] {
+			t.Errorf("Modules[%d] was replaced", i)
+		}
+	}
+	if again := Format(l); string(again) != string(first) {
+		t.Error("a second Format of the same lock gave other bytes")
+	}
+	if got, want := string(Format(nil)), string(Format(&Lock{})); got != want {
+		t.Errorf("Format(nil) = %q, want the empty lock %q", got, want)
+	}
+}
+
+// TestObservationTieBreak: two images seen in one container on one host
+// are written in one order, by digest, then image ID, then tag, whichever
+// order the lock was built in.
+func TestObservationTieBreak(t *testing.T) {
+	seen := func(digest, imageID, tag string) Observation {
+		return Observation{Host: "mesh-1", Container: "forgejo", Digest: digest, ImageID: imageID, Tag: tag}
+	}
+	tests := []struct {
+		name        string
+		first, last Observation // in the order Format must write them
+	}{
+		{"digest", seen(dA, dC, "2.0"), seen(dB, dA, "1.0")},
+		{"image ID", seen(dA, dB, "2.0"), seen(dA, dC, "1.0")},
+		{"tag", seen(dA, dB, "1.0"), seen(dA, dB, "2.0")},
+		{"no digest first", seen("", dC, "2.0"), seen(dA, dB, "1.0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			build := func(obs ...Observation) *Lock {
+				return &Lock{Modules: []*Module{{Name: "forge", Policy: "exact", Image: "registry.example.org/forge", Digest: dA, Source: SourcePin, Observed: obs}}}
+			}
+			inOrder, reversed := build(tt.first, tt.last), build(tt.last, tt.first)
+			want := []Observation{tt.first, tt.last}
+			for _, l := range []*Lock{inOrder, reversed} {
+				if diff := cmp.Diff(want, l.normalised().Modules[0].Observed); diff != "" {
+					t.Errorf("order (-want +got):\n%s", diff)
+				}
+			}
+			a, b := Format(inOrder), Format(reversed)
+			if string(a) != string(b) {
+				t.Errorf("the order the lock was built in shows in its bytes:\n%s", cmp.Diff(string(a), string(b)))
+			}
+			// The bytes read back in the same order.
+			l, diags := Parse(b, "pin.lock.hcl")
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if diff := cmp.Diff(want, l.Modules[0].Observed); diff != "" {
+				t.Errorf("parsed order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cloneLock is a deep copy of l, sharing nothing with it.
+func cloneLock(l *Lock) *Lock {
+	if l == nil {
+		return nil
+	}
+	c := &Lock{}
+	if l.Modules != nil {
+		c.Modules = make([]*Module, len(l.Modules))
+	}
+	for i, m := range l.Modules {
+		mc := *m
+		mc.Platforms = maps.Clone(m.Platforms)
+		mc.Observed = slices.Clone(m.Observed)
+		c.Modules[i] = &mc
+	}
+	return c
 }
 
 func TestParseMangled(t *testing.T) {
@@ -198,6 +287,10 @@ func FuzzParse(f *testing.F) {
 		}
 		if again := Format(l2); string(again) != string(out) {
 			t.Fatalf("format not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
+		}
+		// Equal agrees: what formats alike is equal.
+		if !Equal(l, l2) {
+			t.Fatalf("Equal says the lock and its round trip differ:\n%s", out)
 		}
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
@@ -47,7 +46,13 @@ func clusterSnapshot(newer, older image.Image) *host.Snapshot {
 func TestObservationsWorkloads(t *testing.T) {
 	newer, older := word(repo, "1.27.3/2026-09-01"), word(repo, "1.22.6/2024-12-12")
 	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
-	sel := func(s string) labels.Selector { return must(labels.Parse(s)) }
+	sel := func(s string) *catalogue.Selector {
+		sel, msg := catalogue.ParseSelector(s)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		return sel
+	}
 	for _, tt := range []struct {
 		name    string
 		ro      catalogue.RunsOn

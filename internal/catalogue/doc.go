@@ -11,6 +11,10 @@
 // relative to the folder of the file that names them, and stored absolute
 // or cleaned.
 //
+// Label selectors (a Kubernetes host's, a runs_on's) are parsed here into
+// Selector, which matches label sets, so that what reads the model imports
+// nothing of Kubernetes.
+//
 // The package reads and validates; it never contacts a host or a registry
 // and never decides which image wins.
 package catalogue

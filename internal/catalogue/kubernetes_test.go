@@ -3,8 +3,6 @@ package catalogue
 import (
 	"path/filepath"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // TestKubernetesCatalogue loads Kubernetes hosts and the runs_on forms that
@@ -28,7 +26,7 @@ func TestKubernetesCatalogue(t *testing.T) {
 	if staging.Kubeconfig != "~/.kube/staging" || staging.Context != "" || staging.Namespace != "" {
 		t.Errorf("staging = %+v; a ~/ path is kept for the host adapter to expand", staging)
 	}
-	if staging.Selector == nil || !staging.Selector.Matches(labels.Set{"team": "forge"}) || staging.Selector.Matches(labels.Set{"team": "web"}) {
+	if staging.Selector == nil || !staging.Selector.Matches(map[string]string{"team": "forge"}) || staging.Selector.Matches(map[string]string{"team": "web"}) {
 		t.Errorf("staging selector = %v", staging.Selector)
 	}
 	if here := c.Host("here").Kubernetes; here == nil || *here != (Kubernetes{Range: here.Range}) {
@@ -49,11 +47,20 @@ func TestKubernetesCatalogue(t *testing.T) {
 	if sel == nil || ro[1].Workload != "" {
 		t.Fatalf("runs_on staging = %+v", ro[1])
 	}
-	for set, want := range map[string]bool{"app=forgejo": true, "app=forgejo,track=canary": false, "app=web": false} {
-		l, _ := labels.ConvertSelectorToLabelsMap(set)
-		if got := sel.Matches(l); got != want {
-			t.Errorf("selector %q matches %s = %v, want %v", ro[1].SelectorText, set, got, want)
+	for _, tt := range []struct {
+		set  map[string]string
+		want bool
+	}{
+		{map[string]string{"app": "forgejo"}, true},
+		{map[string]string{"app": "forgejo", "track": "canary"}, false},
+		{map[string]string{"app": "web"}, false},
+	} {
+		if got := sel.Matches(tt.set); got != tt.want {
+			t.Errorf("selector %q matches %v = %v, want %v", ro[1].SelectorText, tt.set, got, tt.want)
 		}
+	}
+	if sel.String() != ro[1].SelectorText {
+		t.Errorf("selector String() = %q, want the text as written, %q", sel.String(), ro[1].SelectorText)
 	}
 	if ro[2].Workload != "deployment/forgejo" || ro[3].Workload != "pod/forgejo-0" {
 		t.Errorf("runs_on prod-copy, here = %+v, %+v", ro[2], ro[3])

@@ -6,7 +6,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/hashicorp/hcl/v2"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/internal/version"
 )
@@ -68,8 +67,9 @@ type Kubernetes struct {
 	// Namespace is the namespace whose pods are read; empty means the
 	// context's namespace, else "default".
 	Namespace string
-	// Selector, when set, limits the pods read to those it matches.
-	Selector     labels.Selector
+	// Selector, when set, limits the pods read to those it matches; nil
+	// when absent or invalid. SelectorText is the selector as written.
+	Selector     *Selector
 	SelectorText string
 	Range        hcl.Range
 }
@@ -150,15 +150,28 @@ type RunsOn struct {
 	// "daemonset/<name>", or one pod, "pod/<name>".
 	Workload string
 	// Selector, on a Kubernetes host, names the pods taken over by their
-	// labels; nil when absent. Workload and Selector exclude each other.
-	Selector     labels.Selector
+	// labels; nil when absent or invalid. SelectorText is the selector as
+	// written. Workload and Selector exclude each other.
+	Selector     *Selector
 	SelectorText string
 	DeclRange    hcl.Range
 }
 
+// WorkloadKind is the kind of object a runs_on workload names, the part of
+// "<kind>/<name>" before the slash.
+type WorkloadKind string
+
+const (
+	Deployment  WorkloadKind = "deployment"
+	StatefulSet WorkloadKind = "statefulset"
+	DaemonSet   WorkloadKind = "daemonset"
+	// Pod names one pod, whatever owns it.
+	Pod WorkloadKind = "pod"
+)
+
 // WorkloadKinds are the kinds a runs_on workload may name, in the order
 // documentation names them.
-var WorkloadKinds = []string{"deployment", "statefulset", "daemonset", "pod"}
+var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, Pod}
 
 // Module returns the module with the given name, or nil.
 func (c *Catalogue) Module(name string) *Module {

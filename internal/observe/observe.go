@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
@@ -142,7 +141,7 @@ func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool 
 		}
 		return c.Workload == ro.Workload && named
 	case ro.Selector != nil:
-		return c.Pod != "" && ro.Selector.Matches(labels.Set(c.Labels)) && named
+		return c.Pod != "" && ro.Selector.Matches(c.Labels) && named
 	case ro.Container != "":
 		return c.Name == ro.Container
 	}

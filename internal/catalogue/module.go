@@ -1,0 +1,244 @@
+package catalogue
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/hashicorp/hcl/v2"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/pin-tool/pin/internal/version"
+)
+
+var (
+	moduleSchema = &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{
+			{Name: "image", Required: true}, {Name: "policy", Required: true},
+			{Name: "pin"}, {Name: "tag"}, {Name: "constraint"}, {Name: "tags"},
+			{Name: "versioning"}, {Name: "prerelease"}, {Name: "any_variant"},
+			{Name: "platforms"}, {Name: "allow_downgrade"}, {Name: "one_way"},
+			{Name: "restore"},
+		},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}},
+	}
+	runsOnSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "container"}, {Name: "workload"}, {Name: "selector"},
+	}}
+)
+
+// policyWords and workloadWords list the valid words for messages.
+var (
+	policyWords = func() string {
+		q := make([]string, len(Policies))
+		for i, p := range Policies {
+			q[i] = fmt.Sprintf("%q", p)
+		}
+		return strings.Join(q, ", ")
+	}()
+	workloadWords = func() string {
+		q := make([]string, len(WorkloadKinds))
+		for i, k := range WorkloadKinds {
+			q[i] = string(k)
+		}
+		return strings.Join(q, ", ")
+	}()
+)
+
+func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
+	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}}
+	content, diags := b.Body.Content(moduleSchema)
+	if prev, ok := l.mods[m.Name]; ok {
+		diags = append(diags, errorf(b.LabelRanges[0], "Duplicate module", "A module named %q is already defined at %s. Give each module a unique name.", m.Name, prev.DeclRange))
+	} else {
+		l.mods[m.Name] = m
+		l.c.Modules = append(l.c.Modules, m)
+	}
+	a := content.Attributes
+	for k, attr := range a {
+		m.AttrRanges[k] = attr.Expr.Range()
+	}
+
+	var img, policy, scheme, tagsRe string
+	diags = append(diags, str(a["image"], &img)...)
+	diags = append(diags, str(a["policy"], &policy)...)
+	diags = append(diags, str(a["pin"], &m.Pin.Text)...)
+	diags = append(diags, str(a["tag"], &m.Tag)...)
+	diags = append(diags, str(a["constraint"], &m.ConstraintText)...)
+	diags = append(diags, str(a["tags"], &tagsRe)...)
+	diags = append(diags, str(a["versioning"], &scheme)...)
+	diags = append(diags, boolean(a["prerelease"], &m.Prerelease)...)
+	diags = append(diags, boolean(a["any_variant"], &m.AnyVariant)...)
+	diags = append(diags, strList(a["platforms"], &m.Platforms)...)
+	diags = append(diags, str(a["allow_downgrade"], &m.AllowDowngrade)...)
+	diags = append(diags, boolean(a["one_way"], &m.OneWay)...)
+	diags = append(diags, str(a["restore"], &m.Restore)...)
+
+	if attr := a["image"]; attr != nil && img != "" {
+		repo, err := name.NewRepository(img)
+		switch {
+		case strings.ContainsAny(img, "@") || hasTag(img):
+			diags = append(diags, errorf(attr.Expr.Range(), "Image names a tag or digest", "image is the repository only, such as %q. Write the tag or digest in pin.", repoPart(img)))
+		case err != nil:
+			diags = append(diags, errorf(attr.Expr.Range(), "Invalid image reference", "%q is not a repository name (%v). Write a name such as \"registry.example.org/team/service\".", img, err))
+		default:
+			m.Image = repo.Name()
+		}
+	}
+	if attr := a["policy"]; attr != nil && policy != "" {
+		m.Policy = Policy(policy)
+		if !slices.Contains(Policies, m.Policy) {
+			diags = append(diags, errorf(attr.Expr.Range(), "Unknown policy", "%q is not a policy. Write one of %s.", policy, policyWords))
+		}
+	}
+	if attr := a["pin"]; attr != nil {
+		pin, msg := ParsePin(m.Pin.Text)
+		if msg != "" {
+			diags = append(diags, errorf(attr.Expr.Range(), "Invalid pin", "%s", msg))
+		} else {
+			m.Pin = pin
+		}
+	}
+	if m.Policy == Exact && a["pin"] == nil {
+		diags = append(diags, errorf(b.DefRange, "Missing pin", "Module %q has policy \"exact\", which locks exactly the pin. Add pin = \"<tag>@sha256:<digest>\", or choose policy \"at-least-running\" or \"track-upstream\".", m.Name))
+	}
+	if attr := a["constraint"]; attr != nil && m.ConstraintText != "" {
+		c, err := semver.NewConstraint(m.ConstraintText)
+		if err != nil {
+			diags = append(diags, errorf(attr.Expr.Range(), "Invalid semver constraint", "%q is not a semver range (%v). Write a range such as \">= 1.27, < 2\" or \"~6.10\".", m.ConstraintText, err))
+		} else {
+			m.Constraint = c
+		}
+	}
+	if attr := a["tags"]; attr != nil {
+		re, err := regexp.Compile(tagsRe)
+		if err != nil {
+			diags = append(diags, errorf(attr.Expr.Range(), "Invalid regular expression", "tags must be a Go regular expression (%v). Write one such as \"^1\\\\.27\\\\.\".", err))
+		} else {
+			m.Tags = re
+		}
+	}
+	if attr := a["versioning"]; attr != nil {
+		s, err := version.ParseScheme(scheme)
+		if err != nil {
+			diags = append(diags, errorf(attr.Expr.Range(), "Invalid versioning", "%v. Write \"semver\", \"calver\", \"numeric\" or \"regex:<expression with (?P<version>…)>\".", err))
+		} else {
+			m.Versioning = s
+		}
+	}
+	if attr := a["allow_downgrade"]; attr != nil && strings.TrimSpace(m.AllowDowngrade) == "" {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words, and the reason goes into the lock. Write it, or remove allow_downgrade."))
+	}
+	if attr := a["restore"]; attr != nil && strings.TrimSpace(m.Restore) == "" {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty restore", "restore names the backup a downgrade restores from. Write it, such as \"snapshot forge-db 2026-09-16\", or remove restore."))
+	}
+	if m.OneWay && m.AllowDowngrade != "" && strings.TrimSpace(m.Restore) == "" {
+		diags = append(diags, errorf(a["allow_downgrade"].Range, "Downgrade of a one-way service without a restore", "Module %q is one_way: its upgrades migrate data, so going back is a restore, not an undo. Add restore = \"<the backup the downgrade restores from>\".", m.Name))
+	}
+	if m.Tag != "" && m.ConstraintText != "" {
+		diags = append(diags, errorf(a["constraint"].Range, "Floating tag with a constraint", "Module %q follows the floating tag %q, so a version range does not apply. Remove constraint, or remove tag to pick among versioned tags.", m.Name, m.Tag))
+	}
+	if m.Policy != TrackUpstream && m.Policy != "" {
+		for _, k := range []string{"tag", "constraint", "tags", "prerelease"} {
+			if attr := a[k]; attr != nil {
+				diags = append(diags, warnf(attr.Range, "Ignored argument", "%s only applies to policy \"track-upstream\"; module %q has policy %q. Remove it, or change the policy.", k, m.Name, m.Policy))
+			}
+		}
+	}
+	if m.Policy == AtLeastRunning && a["pin"] == nil && len(content.Blocks) == 0 {
+		diags = append(diags, errorf(b.DefRange, "Nothing to lock", "Module %q has policy \"at-least-running\" but neither a pin nor a runs_on block. Add pin = \"<tag>@sha256:<digest>\" or runs_on \"<host>\" { container = \"<name>\" }.", m.Name))
+	}
+	for _, p := range m.Platforms {
+		if _, err := v1.ParsePlatform(p); err != nil || !strings.Contains(p, "/") {
+			diags = append(diags, errorf(a["platforms"].Expr.Range(), "Invalid platform", "%q is not a platform. Write os/arch[/variant], such as \"linux/amd64\" or \"linux/arm64/v8\".", p))
+		}
+	}
+
+	for _, rb := range content.Blocks {
+		ro := RunsOn{Host: rb.Labels[0], DeclRange: rb.LabelRanges[0]}
+		rc, d := rb.Body.Content(runsOnSchema)
+		diags = append(diags, d...)
+		diags = append(diags, str(rc.Attributes["container"], &ro.Container)...)
+		diags = append(diags, str(rc.Attributes["workload"], &ro.Workload)...)
+		diags = append(diags, str(rc.Attributes["selector"], &ro.SelectorText)...)
+		if attr := rc.Attributes["workload"]; attr != nil && ro.Workload != "" {
+			if msg := parseWorkload(ro.Workload); msg != "" {
+				diags = append(diags, errorf(attr.Expr.Range(), "Invalid workload", "%s", msg))
+			}
+		}
+		if attr := rc.Attributes["selector"]; attr != nil {
+			sel, msg := ParseSelector(ro.SelectorText)
+			if msg != "" {
+				diags = append(diags, errorf(attr.Expr.Range(), "Invalid label selector", "%s", msg))
+			}
+			ro.Selector = sel
+		}
+		if w, s := rc.Attributes["workload"], rc.Attributes["selector"]; w != nil && s != nil {
+			diags = append(diags, errorf(s.Range, "Conflicting runs_on targets", "runs_on %q names both a workload and a selector. Keep workload to take over what one controller owns, or selector to take over pods by their labels.", ro.Host))
+		}
+		m.RunsOn = append(m.RunsOn, ro)
+	}
+	return diags
+}
+
+// parseWorkload checks a runs_on workload, "<kind>/<name>". It returns a
+// message saying what to write instead when the workload is invalid.
+func parseWorkload(s string) string {
+	kind, name, ok := strings.Cut(s, "/")
+	if !ok || !slices.Contains(WorkloadKinds, WorkloadKind(kind)) {
+		return fmt.Sprintf("%q does not name a workload. Write <kind>/<name> with kind one of %s, in lowercase, such as \"deployment/forgejo\" or \"pod/forgejo-0\".", s, workloadWords)
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Sprintf("%q is not a Kubernetes object name: %s. Write the name as kubectl get %s lists it.", name, strings.Join(errs, "; "), kind)
+	}
+	return ""
+}
+
+// tagRe is the distribution spec's tag grammar.
+var tagRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+
+// ParsePin reads a pin: "tag", "@sha256:…", "sha256:…" or "tag@sha256:…".
+// It returns a message saying what to write instead when the pin is invalid.
+func ParsePin(s string) (Pin, string) {
+	p := Pin{Text: s}
+	tag, digest, hasDigest := strings.Cut(s, "@")
+	if !hasDigest && strings.HasPrefix(s, "sha256:") {
+		tag, digest, hasDigest = "", s, true
+	}
+	if tag != "" {
+		if !tagRe.MatchString(tag) {
+			return p, fmt.Sprintf("%q is not a valid tag. A tag has up to 128 letters, digits, '_', '.' and '-', and does not start with '.' or '-'. Write pin = \"<tag>\", \"<tag>@sha256:<digest>\" or \"sha256:<digest>\".", tag)
+		}
+		p.Tag = tag
+	}
+	if hasDigest {
+		h, err := v1.NewHash(digest)
+		if err != nil || h.Algorithm != "sha256" {
+			return p, fmt.Sprintf("%q is not a valid digest. Write sha256: followed by 64 lowercase hex digits, as `crane digest` or `docker buildx imagetools inspect` print it.", digest)
+		}
+		p.Digest = h.String()
+	}
+	if p.Tag == "" && p.Digest == "" {
+		return p, "The pin is empty. Write pin = \"<tag>\", \"<tag>@sha256:<digest>\" or \"sha256:<digest>\"."
+	}
+	return p, ""
+}
+
+// hasTag reports whether an image reference carries a ":tag" after its last
+// slash (a registry port before the slash is not a tag).
+func hasTag(s string) bool {
+	i := strings.LastIndex(s, "/")
+	return strings.Contains(s[i+1:], ":")
+}
+
+func repoPart(s string) string {
+	s, _, _ = strings.Cut(s, "@")
+	if hasTag(s) {
+		s = s[:strings.LastIndex(s, ":")]
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package lock
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+const header = `# This file is maintained by pin. It records, for every module of the
+# catalogue, the image to run and why. Edit the catalogue, not this file,
+# and run "pin resolve" to update it.
+`
+
+// Format renders a lock as HCL. The same lock always gives the same bytes:
+// Format writes modules and observations in a fixed order, on a sorted copy
+// where l is out of order; it never changes l or anything l points to. A
+// nil lock formats as an empty one.
+//
+// It writes the layout hclwrite's formatter would (attributes aligned on
+// "=" within runs of one-line attributes, a blank line before each nested
+// block) directly: formatting through hclwrite cost a scanner per token,
+// which dominated pin's memory on large fleets. The golden files and the
+// format → parse → format fuzz target hold the bytes to that layout;
+// values are quoted by hclwrite itself.
+func Format(l *Lock) []byte {
+	l = l.normalised()
+	var b bytes.Buffer
+	b.WriteString(header)
+	for _, m := range l.Modules {
+		b.WriteString("\nmodule ")
+		b.Write(quote(m.Name))
+		b.WriteString(" {\n")
+		var run attrRun
+		run.add("policy", m.Policy)
+		run.add("image", m.Image)
+		run.add("tag", m.Tag)
+		run.add("digest", m.Digest)
+		run.add("config", m.Config)
+		run.add("version", m.Version)
+		run.add("created", formatTime(m.Created))
+		if len(m.Platforms) > 0 {
+			run.write(&b, "  ")
+			b.WriteString("  platforms = {\n")
+			var entries attrRun
+			for _, p := range slices.Sorted(maps.Keys(m.Platforms)) {
+				entries.addKey(quote(p), m.Platforms[p])
+			}
+			entries.write(&b, "    ")
+			b.WriteString("  }\n")
+		}
+		run.add("source", m.Source)
+		run.add("rule", m.Rule)
+		run.add("reason", m.Reason)
+		run.add("allow_downgrade", m.AllowDowngrade)
+		run.add("restore", m.Restore)
+		run.write(&b, "  ")
+		for _, o := range m.Observed {
+			b.WriteString("\n  observed ")
+			b.Write(quote(o.Host))
+			b.WriteString(" {\n")
+			var or attrRun
+			or.add("container", o.Container)
+			or.add("tag", o.Tag)
+			or.add("digest", o.Digest)
+			or.add("image_id", o.ImageID)
+			or.add("version", o.Version)
+			or.add("created", formatTime(o.Created))
+			or.write(&b, "    ")
+			b.WriteString("  }\n")
+		}
+		b.WriteString("}\n")
+	}
+	return b.Bytes()
+}
+
+// attrRun is a run of one-line attributes, aligned on "=" when written.
+// Empty values are left out.
+type attrRun struct {
+	keys   [][]byte
+	values []string
+	width  int
+}
+
+func (r *attrRun) add(k, v string) {
+	if v != "" {
+		r.addKey([]byte(k), v)
+	}
+}
+
+func (r *attrRun) addKey(k []byte, v string) {
+	r.keys = append(r.keys, k)
+	r.values = append(r.values, v)
+	r.width = max(r.width, utf8.RuneCount(k))
+}
+
+// write writes the run at indent and empties it.
+func (r *attrRun) write(b *bytes.Buffer, indent string) {
+	for i, k := range r.keys {
+		b.WriteString(indent)
+		b.Write(k)
+		b.WriteString(strings.Repeat(" ", r.width-utf8.RuneCount(k)))
+		b.WriteString(" = ")
+		b.Write(quote(r.values[i]))
+		b.WriteString("\n")
+	}
+	*r = attrRun{}
+}
+
+// quote renders s as an HCL string literal, escaped as hclwrite escapes it.
+func quote(s string) []byte {
+	return hclwrite.TokensForValue(cty.StringVal(s)).Bytes()
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,164 @@
+package lock
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sources: which side won a module's decision.
+const (
+	SourcePin      = "pin"
+	SourceRunning  = "running"
+	SourceUpstream = "upstream"
+)
+
+// Lock is the whole lockfile.
+type Lock struct {
+	Modules []*Module
+}
+
+// Module is the decision for one module.
+type Module struct {
+	Name   string
+	Policy string
+	// Image is the full repository name.
+	Image string
+	// Tag is the tag as written upstream ("v1.2" stays "v1.2"); may be empty.
+	Tag string
+	// Digest is the registry digest to run: the index digest for a
+	// multi-platform image.
+	Digest string
+	// Config is the config digest of the locked platform, when known.
+	Config string
+	// Platforms maps each platform of an index to its manifest digest.
+	Platforms map[string]string
+	// Version is the image's version under the module's scheme, when known.
+	Version string
+	// Created is the image's build date, when known.
+	Created time.Time
+	// Source is the side that won: SourcePin, SourceRunning or SourceUpstream.
+	Source string
+	// Rule is the ordering rule that decided (content, version, created).
+	Rule string
+	// Reason says in words why this image was chosen.
+	Reason string
+	// AllowDowngrade is the catalogue's stated reason when a downgrade was
+	// accepted; Restore the backup it restores from.
+	AllowDowngrade string
+	Restore        string
+	// Observed are the images hosts ran when this entry was decided.
+	Observed []Observation
+}
+
+// Observation is what one container on one host ran.
+type Observation struct {
+	Host      string
+	Container string
+	Tag       string
+	// Digest is the registry digest the host knows the image by; empty for
+	// a loaded or locally built image.
+	Digest string
+	// ImageID is the host's image ID (config digest or manifest digest,
+	// depending on the image store).
+	ImageID string
+	Version string
+	Created time.Time
+}
+
+// Module returns the entry for name, or nil.
+func (l *Lock) Module(name string) *Module {
+	if l == nil {
+		return nil
+	}
+	for _, m := range l.Modules {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Ref renders the locked image as "repository:tag@digest".
+func (m *Module) Ref() string {
+	s := m.Image
+	if m.Tag != "" {
+		s += ":" + m.Tag
+	}
+	if m.Digest != "" {
+		s += "@" + m.Digest
+	}
+	return s
+}
+
+// normalised returns l in the order Format writes: modules by name, each
+// module's observations by compareObservations. It never changes l or
+// anything l points to: a module whose observations are out of order is
+// copied with a sorted copy of them, the module list is cloned before it is
+// sorted, and what is already in order is shared. A nil lock is an empty
+// one.
+func (l *Lock) normalised() *Lock {
+	if l == nil {
+		return &Lock{}
+	}
+	// sortedModules and sortedObservations hand back their argument, the
+	// same array, when it is already in order.
+	out := &Lock{Modules: sortedModules(l.Modules)}
+	cloned := len(out.Modules) > 0 && &out.Modules[0] != &l.Modules[0]
+	for i, m := range out.Modules {
+		obs := sortedObservations(m.Observed)
+		if len(obs) == 0 || &obs[0] == &m.Observed[0] {
+			continue
+		}
+		if !cloned {
+			out.Modules = slices.Clone(l.Modules)
+			cloned = true
+		}
+		c := *m
+		c.Observed = obs
+		out.Modules[i] = &c
+	}
+	return out
+}
+
+// sortedModules returns ms sorted by name: ms itself when it is in order,
+// else a sorted copy.
+func sortedModules(ms []*Module) []*Module {
+	if slices.IsSortedFunc(ms, compareModules) {
+		return ms
+	}
+	ms = slices.Clone(ms)
+	slices.SortFunc(ms, compareModules)
+	return ms
+}
+
+// sortedObservations returns obs in Format's order: obs itself when it is
+// in order, else a sorted copy.
+func sortedObservations(obs []Observation) []Observation {
+	if slices.IsSortedFunc(obs, compareObservations) {
+		return obs
+	}
+	obs = slices.Clone(obs)
+	slices.SortFunc(obs, compareObservations)
+	return obs
+}
+
+func compareModules(a, b *Module) int { return strings.Compare(a.Name, b.Name) }
+
+// compareObservations orders observations by host and container, then,
+// for two images seen in one container (a lock merged from two runs, a
+// host listed twice), by digest, image ID and tag, and last by version and
+// build date, so that only observations Format writes alike compare equal
+// and their order never shows in the bytes.
+func compareObservations(a, b Observation) int {
+	return cmp.Or(
+		strings.Compare(a.Host, b.Host),
+		strings.Compare(a.Container, b.Container),
+		strings.Compare(a.Digest, b.Digest),
+		strings.Compare(a.ImageID, b.ImageID),
+		strings.Compare(a.Tag, b.Tag),
+		strings.Compare(a.Version, b.Version),
+		a.Created.Compare(b.Created),
+	)
+}

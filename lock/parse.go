@@ -1,0 +1,197 @@
+package lock
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var (
+	fileSchema   = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "module", LabelNames: []string{"name"}}}}
+	moduleSchema = &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{
+			{Name: "policy", Required: true}, {Name: "image", Required: true},
+			{Name: "tag"}, {Name: "digest", Required: true}, {Name: "config"},
+			{Name: "version"}, {Name: "created"}, {Name: "platforms"},
+			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
+			{Name: "allow_downgrade"}, {Name: "restore"},
+		},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}},
+	}
+	observedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "container"}, {Name: "tag"}, {Name: "digest"}, {Name: "image_id"},
+		{Name: "version"}, {Name: "created"},
+	}}
+)
+
+// Parse reads a lockfile. Every problem is a diagnostic with its source
+// range; the lock returned holds what could be read.
+func Parse(src []byte, filename string) (*Lock, hcl.Diagnostics) {
+	l := &Lock{}
+	file, diags := hclparse.NewParser().ParseHCL(src, filename)
+	if file == nil || diags.HasErrors() {
+		return l, diags
+	}
+	content, d := file.Body.Content(fileSchema)
+	diags = append(diags, d...)
+	seen := map[string]hcl.Range{}
+	for _, b := range content.Blocks {
+		m, d := parseModule(b)
+		diags = append(diags, d...)
+		if prev, ok := seen[m.Name]; ok {
+			diags = append(diags, diag(b.LabelRanges[0], "Duplicate module in lock", "Module %q is already locked at %s. Remove one of the blocks, or delete the lock and run \"pin resolve\".", m.Name, prev))
+			continue
+		}
+		seen[m.Name] = b.DefRange
+		l.Modules = append(l.Modules, m)
+	}
+	return l.normalised(), diags
+}
+
+func diag(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
+	r := rng
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: &r}
+}
+
+func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
+	m := &Module{Name: b.Labels[0]}
+	content, diags := b.Body.Content(moduleSchema)
+	a := content.Attributes
+	r := reader{attrs: a}
+	m.Policy = r.str("policy")
+	m.Image = r.repository("image")
+	m.Tag = r.str("tag")
+	m.Digest = r.digest("digest")
+	m.Config = r.digest("config")
+	m.Version = r.str("version")
+	m.Created = r.time("created")
+	m.Platforms = r.platforms("platforms")
+	m.Source = r.str("source")
+	m.Rule = r.str("rule")
+	m.Reason = r.str("reason")
+	m.AllowDowngrade = r.str("allow_downgrade")
+	m.Restore = r.str("restore")
+	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
+		k, v := kv[0], kv[1]
+		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {
+			r.diags = append(r.diags, diag(attr.Expr.Range(), "Empty value in lock", "%s must not be empty. Run \"pin resolve\" to rewrite the lock.", k))
+		}
+	}
+	if attr := a["source"]; attr != nil && m.Source != "" && m.Source != SourcePin && m.Source != SourceRunning && m.Source != SourceUpstream {
+		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %q, %q or %q; this lock says %q. Run \"pin resolve\" to rewrite it.", SourcePin, SourceRunning, SourceUpstream, m.Source))
+	}
+	for _, ob := range content.Blocks {
+		oc, d := ob.Body.Content(observedSchema)
+		diags = append(diags, d...)
+		or := reader{attrs: oc.Attributes}
+		m.Observed = append(m.Observed, Observation{
+			Host:      ob.Labels[0],
+			Container: or.str("container"),
+			Tag:       or.str("tag"),
+			Digest:    or.digest("digest"),
+			ImageID:   or.digest("image_id"),
+			Version:   or.str("version"),
+			Created:   or.time("created"),
+		})
+		diags = append(diags, or.diags...)
+	}
+	return m, append(diags, r.diags...)
+}
+
+// reader reads attributes as literal strings, collecting diagnostics.
+type reader struct {
+	attrs hcl.Attributes
+	diags hcl.Diagnostics
+}
+
+func (r *reader) str(k string) string {
+	a := r.attrs[k]
+	if a == nil {
+		return ""
+	}
+	v, d := a.Expr.Value(nil)
+	if d.HasErrors() {
+		r.diags = append(r.diags, d...)
+		return ""
+	}
+	if v.Type() != cty.String || v.IsNull() || !v.IsKnown() {
+		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid lock value", "%s must be a quoted string. Run \"pin resolve\" to rewrite the lock.", k))
+		return ""
+	}
+	return v.AsString()
+}
+
+func (r *reader) digest(k string) string {
+	s := r.str(k)
+	if s == "" {
+		return ""
+	}
+	if h, err := v1.NewHash(s); err != nil || h.Algorithm != "sha256" || h.String() != s {
+		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid digest in lock", "%s must be sha256: followed by 64 lowercase hex digits; the lock says %q. Run \"pin resolve\" to rewrite it.", k, s))
+		return ""
+	}
+	return s
+}
+
+func (r *reader) repository(k string) string {
+	s := r.str(k)
+	if s == "" {
+		return ""
+	}
+	repo, err := name.NewRepository(s, name.StrictValidation)
+	if err != nil || repo.Name() != s {
+		want := ""
+		if err == nil {
+			want = fmt.Sprintf(" (%q)", repo.Name())
+		}
+		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Image not in canonical form", "image must be the full repository name%s; the lock says %q. Run \"pin resolve\" to rewrite it.", want, s))
+		return ""
+	}
+	return s
+}
+
+func (r *reader) time(k string) time.Time {
+	s := r.str(k)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || formatTime(t) != s {
+		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid date in lock", "%s must be an RFC 3339 date in UTC, such as \"2026-09-17T00:00:00Z\"; the lock says %q.", k, s))
+		return time.Time{}
+	}
+	return t
+}
+
+func (r *reader) platforms(k string) map[string]string {
+	a := r.attrs[k]
+	if a == nil {
+		return nil
+	}
+	v, d := a.Expr.Value(nil)
+	if d.HasErrors() || !(v.Type().IsObjectType() || v.Type().IsMapType()) || v.IsNull() {
+		r.diags = append(r.diags, d...)
+		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid platforms", "platforms must map \"os/arch\" to a digest. Run \"pin resolve\" to rewrite the lock."))
+		return nil
+	}
+	out := map[string]string{}
+	for it := v.ElementIterator(); it.Next(); {
+		kv, dv := it.Element()
+		if kv.Type() != cty.String || dv.Type() != cty.String || dv.IsNull() {
+			r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid platforms", "platforms must map \"os/arch\" to a digest."))
+			return nil
+		}
+		h, err := v1.NewHash(dv.AsString())
+		if err != nil || h.String() != dv.AsString() {
+			r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid digest in lock", "platform %s has digest %q; write sha256: followed by 64 lowercase hex digits.", kv.AsString(), dv.AsString()))
+			return nil
+		}
+		out[kv.AsString()] = dv.AsString()
+	}
+	return out
+}
