@@ -1,6 +1,8 @@
 package lock
 
 import (
+	"github.com/hashicorp/hcl/v2"
+
 	"cmp"
 	"slices"
 	"strings"
@@ -50,6 +52,10 @@ type Module struct {
 	Restore        string
 	// Observed are the images hosts ran when this entry was decided.
 	Observed []Observation
+
+	// DeclRange is where Parse read the entry ("pin.lock.hcl:12,1-16"); it
+	// is not part of the lock (Format does not write it, Equal ignores it).
+	DeclRange hcl.Range
 }
 
 // Observation is what one container on one host ran.

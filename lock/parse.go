@@ -59,7 +59,7 @@ func diag(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
 }
 
 func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
-	m := &Module{Name: b.Labels[0]}
+	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(moduleSchema)
 	a := content.Attributes
 	r := reader{attrs: a}

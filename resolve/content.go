@@ -131,4 +131,9 @@ func platformsText(p map[string]string) string {
 
 // entryWhere is "file:line" of a lock entry, when the lock was read from a
 // file.
-func entryWhere(e *lock.Module) string { return "" }
+func entryWhere(e *lock.Module) string {
+	if e.DeclRange.Filename == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", e.DeclRange.Filename, e.DeclRange.Start.Line)
+}

@@ -64,7 +64,7 @@ func (d *Decision) Change() Change {
 		return ChangeSkipped
 	case d.Old == nil:
 		return ChangeAdd
-	case string(lock.Format(&lock.Lock{Modules: []*lock.Module{d.Old}})) == string(lock.Format(&lock.Lock{Modules: []*lock.Module{d.New}})):
+	case d.Old.Equal(d.New):
 		return ChangeNone
 	}
 	return ChangeUpdate
