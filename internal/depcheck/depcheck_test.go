@@ -1,0 +1,147 @@
+package depcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pin-tool/pin"
+
+// pkg is what "go list -json" says of one package.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// list runs "go list -deps=false -json" over every package of the module
+// (tests left out: the graph is about what ships).
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages; is the test run inside the module?", len(pkgs))
+	}
+	return pkgs
+}
+
+func hasPrefix(path string, prefixes ...string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return path == p || strings.HasPrefix(path, p+"/") })
+}
+
+var (
+	moby     = []string{"github.com/docker/docker", "github.com/docker/cli", "github.com/moby"}
+	clientGo = []string{"k8s.io/client-go"}
+	cobra    = []string{"github.com/spf13/cobra"}
+	// adapters are the only packages that may speak to a Docker Engine or
+	// a Kubernetes API server; the test kits start and drive real ones.
+	adapters = []string{module + "/internal/host/docker", module + "/internal/host/kubernetes",
+		module + "/internal/testenv", module + "/internal/testimage", module + "/internal/faultproxy"}
+)
+
+// TestLockImportsNoPinPackage: the lockfile model stands alone, so that a
+// lock can be read and written by anything, and nothing it does depends on
+// how pin decides.
+func TestLockImportsNoPinPackage(t *testing.T) {
+	p := list(t)[module+"/lock"]
+	for _, d := range p.Deps {
+		if hasPrefix(d, module) {
+			t.Errorf("lock depends on %s", d)
+		}
+	}
+}
+
+// TestOnlyAdaptersImportEngines: the Moby client and client-go are
+// imported only by the host adapters (and the test kits that start the
+// real servers).
+func TestOnlyAdaptersImportEngines(t *testing.T) {
+	for path, p := range list(t) {
+		if hasPrefix(path, adapters...) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if hasPrefix(imp, moby...) || hasPrefix(imp, clientGo...) {
+				t.Errorf("%s imports %s: only the host adapters may", path, imp)
+			}
+		}
+	}
+}
+
+// TestDecisionsReachNoNetworkClient: the packages that decide (and what
+// they stand on) depend, even indirectly, on no CLI framework, no Moby
+// client and no client-go. They are handed adapters; they build none.
+func TestDecisionsReachNoNetworkClient(t *testing.T) {
+	pkgs := list(t)
+	for _, path := range []string{"resolve", "internal/observe", "internal/order", "internal/version", "internal/image", "internal/catalogue", "lock"} {
+		p, ok := pkgs[module+"/"+path]
+		if !ok {
+			t.Errorf("package %s not found", path)
+			continue
+		}
+		for _, d := range p.Deps {
+			if hasPrefix(d, moby...) || hasPrefix(d, clientGo...) || hasPrefix(d, cobra...) {
+				t.Errorf("%s depends on %s", path, d)
+			}
+		}
+	}
+}
+
+// TestFlowRunsOneWay: data flows catalogue → observe → resolve → lock.
+// No lower layer imports a higher one, and only cmd/pin imports cobra.
+func TestFlowRunsOneWay(t *testing.T) {
+	pkgs := list(t)
+	layers := [][]string{
+		{"lock", "internal/image", "internal/version"},
+		{"internal/order", "internal/catalogue", "internal/host"},
+		{"internal/observe", "internal/registry"},
+		{"resolve"},
+		{"internal/source"},
+		{"cmd/pin"},
+	}
+	level := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			level[module+"/"+p] = i
+		}
+	}
+	for path, li := range level {
+		p, ok := pkgs[path]
+		if !ok {
+			t.Errorf("package %s not found", path)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if lj, ok := level[imp]; ok && lj > li {
+				t.Errorf("%s (layer %d) imports %s (layer %d): the flow runs one way", path, li, imp, lj)
+			}
+		}
+	}
+	for path, p := range pkgs {
+		if path == module+"/cmd/pin" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if hasPrefix(imp, cobra...) {
+				t.Errorf("%s imports cobra: only cmd/pin may", path)
+			}
+		}
+	}
+}
