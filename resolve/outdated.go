@@ -150,15 +150,11 @@ type checker struct {
 func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStatus {
 	s := &ModuleStatus{Module: m, Locked: in.Old.Module(m.Name)}
 	c := &checker{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), s: s}
-	hostFailed := false
-	var failed []string
-	for _, ro := range m.RunsOn {
-		if err, ok := in.Observed.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
-			failed = append(failed, ro.Host)
-			hostFailed = true
-			c.fail(&observe.SourceError{Source: "host " + ro.Host, Err: err})
-		}
+	hostErrs := observe.HostErrors(m, in.Observed)
+	for _, err := range hostErrs {
+		c.fail(err)
 	}
+	hostFailed := len(hostErrs) > 0
 	obs, missing := observe.Observations(m, in.Observed)
 	s.Missing = missing
 	enrichErr := observe.Enrich(ctx, c.reg, m, obs)

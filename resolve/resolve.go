@@ -59,14 +59,8 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
 	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old}
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
-	var failed []string
-	for _, ro := range m.RunsOn {
-		if err, ok := in.Observed.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
-			failed = append(failed, ro.Host)
-			d.Err = errors.Join(d.Err, &observe.SourceError{Source: "host " + ro.Host, Err: err})
-		}
-	}
-	if d.Err != nil {
+	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
+		d.Err = errors.Join(errs...)
 		return d // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {

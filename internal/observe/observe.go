@@ -46,6 +46,21 @@ func Hosts(ctx context.Context, hosts map[string]Host) Observed {
 	return out
 }
 
+// HostErrors are the failures of module m's runs_on hosts, each host
+// once, in runs_on order, each a *SourceError naming it. Without every
+// host of a module, its floors are not known.
+func HostErrors(m *catalogue.Module, seen Observed) []error {
+	var errs []error
+	var failed []string
+	for _, ro := range m.RunsOn {
+		if err, ok := seen.Errors[ro.Host]; ok && !slices.Contains(failed, ro.Host) {
+			failed = append(failed, ro.Host)
+			errs = append(errs, &SourceError{Source: "host " + ro.Host, Err: err})
+		}
+	}
+	return errs
+}
+
 // Observation is one container that a module takes over, and its image.
 type Observation struct {
 	Host      string
