@@ -40,12 +40,21 @@ type SnapshotError struct {
 	malformed bool
 }
 
-// Error renders "snapshot of host H (PATH:LINE:COL): what went wrong",
-// leaving out the parts that are not known.
+// Error renders malformed content as "snapshot of host H (PATH:LINE:COL):
+// what is wrong", leaving out the parts that are not known, and a file
+// that cannot be read as "reading snapshot of host H: open PATH: why", as
+// the fs error names the file.
 func (e *SnapshotError) Error() string {
-	msg := "snapshot"
+	of := "snapshot"
 	if e.Host != "" {
-		msg += " of host " + e.Host
+		of += " of host " + e.Host
+	}
+	if !e.malformed {
+		var pe *fs.PathError
+		if e.Path != "" && !(errors.As(e.Err, &pe) && pe.Path == e.Path) {
+			of += " (" + e.Path + ")"
+		}
+		return "reading " + of + ": " + e.Err.Error()
 	}
 	where := e.Path
 	if e.Line > 0 {
@@ -56,22 +65,9 @@ func (e *SnapshotError) Error() string {
 		}
 	}
 	if where != "" {
-		msg += " (" + where + ")"
+		of += " (" + where + ")"
 	}
-	return msg + ": " + e.detail()
-}
-
-// detail is Err's message, without the path again when Err is the
-// *fs.PathError for e.Path ("open: no such file or directory").
-func (e *SnapshotError) detail() string {
-	var pe *fs.PathError
-	if errors.As(e.Err, &pe) && pe.Path == e.Path && e.Err == error(pe) {
-		if errors.Is(pe.Err, fs.ErrNotExist) {
-			return "the file does not exist"
-		}
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return e.Err.Error()
+	return of + ": " + e.Err.Error()
 }
 
 // Unwrap returns Err.

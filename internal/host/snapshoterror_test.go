@@ -91,7 +91,7 @@ func TestSnapshotFileErrors(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrBadSnapshot) {
 		t.Errorf("missing file: err %v, want fs.ErrNotExist and not ErrBadSnapshot", err)
 	}
-	if want := "snapshot of host gone (" + missing + "): the file does not exist"; err.Error() != want {
+	if want := "reading snapshot of host gone: open " + missing + ": no such file or directory"; err.Error() != want {
 		t.Errorf("missing file: message %q, want %q", err, want)
 	}
 
@@ -101,7 +101,26 @@ func TestSnapshotFileErrors(t *testing.T) {
 	if !errors.As(err, &se) || errors.Is(err, ErrBadSnapshot) || errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("folder: err %v, want a *SnapshotError, neither ErrBadSnapshot nor fs.ErrNotExist", err)
 	}
-	if !strings.HasPrefix(err.Error(), "snapshot of host dir ("+dir+"): read: ") {
-		t.Errorf("folder: message %q does not name the host and the folder", err)
+	if want := "reading snapshot of host dir: read " + dir + ": is a directory"; err.Error() != want {
+		t.Errorf("folder: message %q, want %q", err, want)
+	}
+}
+
+// TestSnapshotErrorMessage: each part of the message is there only when
+// known, and a read error that does not name the file gets it added.
+func TestSnapshotErrorMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  *SnapshotError
+		want string
+	}{
+		{&SnapshotError{Host: "h", Path: "p.json", Err: errors.New("disk gone")}, "reading snapshot of host h (p.json): disk gone"},
+		{&SnapshotError{Path: "p.json", Err: &fs.PathError{Op: "open", Path: "p.json", Err: fs.ErrPermission}}, "reading snapshot: open p.json: permission denied"},
+		{&SnapshotError{Err: errors.New("bad"), malformed: true}, "snapshot: bad"},
+		{&SnapshotError{Line: 2, Column: 5, Err: errors.New("bad"), malformed: true}, "snapshot (line 2, column 5): bad"},
+		{&SnapshotError{Host: "h", Path: "p.json", Line: 2, Column: 5, Err: errors.New("bad"), malformed: true}, "snapshot of host h (p.json:2:5): bad"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
 	}
 }
