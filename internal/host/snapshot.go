@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -34,7 +35,10 @@ type Container struct {
 	Image string `json:"image"`
 	// ImageID is the host's ID of the image it runs.
 	ImageID string `json:"image_id"`
-	// State is the engine's state word: running, exited, created, paused…
+	// State is the engine's state word (see the State constants), kept as
+	// the engine or the snapshot file says it. A Kubernetes host says
+	// "running", "waiting: <reason>" or "terminated: <reason>". Every
+	// container has one: a snapshot without it does not read.
 	State  string            `json:"state"`
 	Labels map[string]string `json:"labels,omitempty"`
 	// Workload and Pod are set for a container of a Kubernetes pod: what
@@ -45,10 +49,37 @@ type Container struct {
 	Pod      string `json:"pod,omitempty"`
 }
 
-// Running reports whether the container runs (a paused one still holds its
-// data and counts).
+// The states of a Docker Engine (and Podman) container. The engine lists
+// every container whatever its state, and so does a snapshot.
+const (
+	// StateCreated: created and never started. The container has run
+	// nothing yet; it only says which image someone meant to run.
+	StateCreated = "created"
+	StateRunning = "running"
+	// StatePaused: running, its processes frozen.
+	StatePaused = "paused"
+	// StateRestarting: between two runs under a restart policy.
+	StateRestarting = "restarting"
+	// StateExited: started once and stopped since.
+	StateExited = "exited"
+	// StateRemoving: being removed.
+	StateRemoving = "removing"
+	// StateDead: a removal that failed half way.
+	StateDead = "dead"
+)
+
+// Running reports whether the container runs: running, paused (it still
+// holds its data and counts) or restarting.
 func (c Container) Running() bool {
-	return c.State == "running" || c.State == "paused" || c.State == "restarting"
+	return c.State == StateRunning || c.State == StatePaused || c.State == StateRestarting
+}
+
+// NeverStarted reports whether the container was created and never started
+// (State "created"). Unlike an exited container, it has never run its
+// image: it is not evidence of what the host runs or ran. A container that
+// was started and then stopped is "exited", never "created" again.
+func (c Container) NeverStarted() bool {
+	return c.State == StateCreated
 }
 
 // Image is one image in a host's store.
@@ -114,21 +145,47 @@ func (s *Snapshot) Marshal() ([]byte, error) {
 }
 
 // ParseSnapshot reads pin's snapshot JSON or a "docker inspect" array.
-// hostName names the host for messages and for a docker inspect array,
-// which does not say which host it came from.
+// hostName names the host for a docker inspect array, which does not say
+// which host it came from, and for pin's JSON when it names none.
+//
+// Content that is not a snapshot gives a *SnapshotError that is
+// ErrBadSnapshot, with the line and column where encoding/json gives one.
+// Every container must have a name, an image ID and a state; every image
+// an ID.
 func ParseSnapshot(data []byte, hostName string) (*Snapshot, error) {
-	trimmed := bytes.TrimSpace(data)
+	s, err := parseSnapshot(data, hostName)
+	if err != nil {
+		var se *SnapshotError
+		if !errors.As(err, &se) {
+			se = malformed(data, 0, err)
+		}
+		return nil, se
+	}
+	return s, nil
+}
+
+func parseSnapshot(data []byte, hostName string) (*Snapshot, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	base := int64(len(data) - len(trimmed))
+	trimmed = bytes.TrimRight(trimmed, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("snapshot is empty")
 	}
 	if trimmed[0] == '[' {
-		return parseInspect(trimmed, hostName)
+		return parseInspect(data, base, trimmed, hostName)
 	}
 	var s Snapshot
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("reading pin snapshot: %w", err)
+		return nil, malformed(data, base, fmt.Errorf("reading pin snapshot: %w", err))
+	}
+	if rest := trimmed[dec.InputOffset():]; len(rest) > 0 {
+		// trimmed ends in a non-space byte, so rest has one.
+		at := dec.InputOffset() + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))) + 1
+		e := malformed(data, base, errors.New("reading pin snapshot: data after the snapshot's object"))
+		e.Line, e.Column = position(data, base+at)
+		return nil, e
 	}
 	if s.Schema != SnapshotSchema {
 		return nil, fmt.Errorf("snapshot schema %d is not supported (this pin reads schema %d)", s.Schema, SnapshotSchema)
@@ -145,8 +202,8 @@ func ParseSnapshot(data []byte, hostName string) (*Snapshot, error) {
 
 func (s *Snapshot) check() error {
 	for _, c := range s.Containers {
-		if c.Name == "" || c.ImageID == "" {
-			return fmt.Errorf("container %q: a container needs a name and an image_id", c.Name)
+		if c.Name == "" || c.ImageID == "" || c.State == "" {
+			return fmt.Errorf("container %q: a container needs a name, an image_id and a state", c.Name)
 		}
 	}
 	for _, i := range s.Images {
@@ -176,10 +233,12 @@ type inspectEntry struct {
 	} `json:"Config"`
 }
 
-func parseInspect(data []byte, hostName string) (*Snapshot, error) {
+// parseInspect reads trimmed, a docker inspect array found at offset base
+// of data.
+func parseInspect(data []byte, base int64, trimmed []byte, hostName string) (*Snapshot, error) {
 	var entries []inspectEntry
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("reading docker inspect output: %w", err)
+	if err := json.Unmarshal(trimmed, &entries); err != nil {
+		return nil, malformed(data, base, fmt.Errorf("reading docker inspect output: %w", err))
 	}
 	s := &Snapshot{Schema: SnapshotSchema, Host: hostName}
 	for n, e := range entries {
@@ -227,15 +286,19 @@ type SnapshotFile struct {
 	Path     string
 }
 
-// Observe reads the snapshot file.
+// Observe reads the snapshot file. Every error is a *SnapshotError naming
+// the host and the file: ErrBadSnapshot for malformed content, the fs error
+// (fs.ErrNotExist for a missing file) for a file it cannot read.
 func (f SnapshotFile) Observe(ctx context.Context) (*Snapshot, error) {
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
-		return nil, fmt.Errorf("reading snapshot of host %s: %w", f.HostName, err)
+		return nil, &SnapshotError{Host: f.HostName, Path: f.Path, Err: err}
 	}
 	s, err := ParseSnapshot(data, f.HostName)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot of host %s (%s): %w", f.HostName, f.Path, err)
+		se := err.(*SnapshotError) // ParseSnapshot's contract
+		se.Host, se.Path = f.HostName, f.Path
+		return nil, se
 	}
 	return s, nil
 }

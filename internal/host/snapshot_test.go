@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +80,10 @@ func TestParseSnapshotErrors(t *testing.T) {
 		{"not json", "{nope", "reading pin snapshot"},
 		{"future schema", `{"schema": 2, "host": "x", "containers": [], "images": []}`, "schema 2 is not supported"},
 		{"unknown field", `{"schema": 1, "host": "x", "containers": [], "images": [], "extra": 1}`, "unknown field"},
-		{"container without image", `{"schema": 1, "host": "x", "containers": [{"name": "a"}], "images": []}`, "needs a name and an image_id"},
+		{"container without image", `{"schema": 1, "host": "x", "containers": [{"name": "a", "state": "running"}], "images": []}`, "needs a name, an image_id and a state"},
+		{"container without state", `{"schema": 1, "host": "x", "containers": [{"name": "a", "image_id": "sha256:1"}], "images": []}`, "needs a name, an image_id and a state"},
+		{"inspect container without state", `[{"Id": "c", "Name": "/a", "Image": "sha256:1", "State": {}}]`, "needs a name, an image_id and a state"},
+		{"data after the object", `{"schema": 1, "host": "x", "containers": [], "images": []} {}`, "data after the snapshot's object"},
 		{"inspect entry of neither kind", `[{"Foo": 1}]`, "neither a container nor an image"},
 		{"inspect bad date", `[{"Id": "sha256:1", "RepoTags": [], "Created": "yesterday"}]`, "created \"yesterday\""},
 	}
@@ -87,6 +92,10 @@ func TestParseSnapshotErrors(t *testing.T) {
 			_, err := ParseSnapshot([]byte(tt.data), "x")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to say %q", err, tt.want)
+			}
+			var se *SnapshotError
+			if !errors.As(err, &se) || !errors.Is(err, ErrBadSnapshot) {
+				t.Errorf("err = %#v, want a *SnapshotError that is ErrBadSnapshot", err)
 			}
 		})
 	}
@@ -116,4 +125,54 @@ func FuzzParseSnapshot(f *testing.F) {
 			t.Fatalf("not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
 		}
 	})
+}
+
+// TestContainerStates: every engine state reads from both formats and
+// survives pin's own; only "created" is never started, and only running,
+// paused and restarting run.
+func TestContainerStates(t *testing.T) {
+	for _, tc := range []struct {
+		state                 string
+		running, neverStarted bool
+	}{
+		{StateCreated, false, true},
+		{StateRunning, true, false},
+		{StatePaused, true, false},
+		{StateRestarting, true, false},
+		{StateExited, false, false},
+		{StateRemoving, false, false},
+		{StateDead, false, false},
+		{"waiting: ContainerCreating", false, false}, // a Kubernetes host's word
+	} {
+		t.Run(tc.state, func(t *testing.T) {
+			inspect := fmt.Sprintf(`[{"Id": "c1", "Name": "/web", "Image": "sha256:1", "State": {"Status": %q},
+				"Config": {"Image": "r.example/web:1.22"}}]`, tc.state)
+			s, err := ParseSnapshot([]byte(inspect), "h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Container{ID: "c1", Name: "web", Image: "r.example/web:1.22", ImageID: "sha256:1", State: tc.state}
+			if d := cmp.Diff([]Container{want}, s.Containers); d != "" {
+				t.Fatalf("from docker inspect (-want +got):\n%s", d)
+			}
+			out, err := s.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), fmt.Sprintf(`"state": %q`, tc.state)) {
+				t.Errorf("pin snapshot lacks the state:\n%s", out)
+			}
+			back, err := ParseSnapshot(out, "h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([]Container{want}, back.Containers); d != "" {
+				t.Fatalf("pin snapshot round trip (-want +got):\n%s", d)
+			}
+			c := back.Containers[0]
+			if c.Running() != tc.running || c.NeverStarted() != tc.neverStarted {
+				t.Errorf("Running, NeverStarted = %v, %v; want %v, %v", c.Running(), c.NeverStarted(), tc.running, tc.neverStarted)
+			}
+		})
+	}
 }

@@ -9,11 +9,14 @@
 // environment, else the default socket. The API version is negotiated, so
 // old engines (API 1.41, dockerd 20.10) answer too.
 //
-// Observe costs a fixed number of requests whatever the host runs: one
-// version ping, one Info (to learn the image store: "containerd" when the
-// containerd snapshotter is on, else "classic"), one container list with
-// stopped containers included, and one image inspect per distinct image ID,
-// a few at a time. It never inspects containers one by one.
+// Observe costs one version ping, one Info (to learn the image store:
+// "containerd" when the containerd snapshotter is on, else "classic"), one
+// container list with every container whatever its state, one image inspect
+// per distinct image ID, and one container inspect per container that the
+// list names by image ID instead of the reference it was created from (its
+// tag has moved to another image, or its image was removed): that inspect
+// recovers the reference. Inspects run a few at a time. Host.Calls counts
+// the calls by kind.
 //
 // The package only reads: it never starts, stops, pulls, tags or removes
 // anything, and it contacts no registry. Deciding which container a module

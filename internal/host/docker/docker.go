@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -51,19 +52,26 @@ type Host struct {
 	// Timeout bounds each call to the engine; zero means DefaultTimeout.
 	Timeout time.Duration
 
+	// Calls, when set, counts the calls Observe makes to the engine.
+	Calls *Calls
+
 	// wrap, when set, wraps the HTTP transport: tests count requests.
 	wrap func(http.RoundTripper) http.RoundTripper
 }
 
-// Observe lists the host's containers, running or not, and inspects each
-// distinct image they use. A container whose image is gone is reported
+// Observe lists the host's containers, whatever their state, and inspects
+// each distinct image they use. A container whose image is gone is reported
 // without it. A container's Labels are its image's labels with its own on
 // top, as the engine reports them.
 //
-// A container's Image is the engine's list field: the reference it was
-// started from while that reference still names the container's image, and
-// the image ID once it does not (the tag moved on, or the container was
-// started by ID). Observe does not inspect containers to recover it.
+// A container's Image is the reference it was created from, as given. The
+// engine's list says it only while that reference still names the
+// container's image; once it does not (the tag moved to another image, or
+// the image was removed) the list gives the image ID instead. For each such
+// container, and only those, Observe inspects the container and takes the
+// reference from its configuration (Config.Image). A container created
+// from an image ID keeps it: its inspect says the same. A container
+// removed between the list and its inspect keeps what the list said.
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	h = h.withEnv()
 	fail := func(what string, err error) error {
@@ -79,6 +87,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	timeout := cmp.Or(h.Timeout, DefaultTimeout)
 	// Info comes first: a down engine fails here, and the version
 	// negotiation (one ping) happens once, before the concurrent inspects.
+	h.Calls.add(infoCall)
 	info, err := call(ctx, timeout, cli.Info)
 	if err != nil {
 		return nil, fail("reading engine info", err)
@@ -90,14 +99,20 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 		}
 	}
 
+	h.Calls.add(containerListCall)
 	list, err := call(ctx, timeout, func(ctx context.Context) ([]container.Summary, error) {
+		// All: every state, not only running containers.
 		return cli.ContainerList(ctx, container.ListOptions{All: true})
 	})
 	if err != nil {
 		return nil, fail("listing containers", err)
 	}
 	ids := map[string]bool{}
+	var byID []int // the containers the list names by image ID
 	for _, c := range list {
+		if c.ImageID != "" && c.Image == c.ImageID {
+			byID = append(byID, len(snap.Containers))
+		}
 		snap.Containers = append(snap.Containers, host.Container{
 			ID:      c.ID,
 			Name:    containerName(c.Names),
@@ -114,8 +129,28 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(inspectConcurrency)
+	for _, i := range byID {
+		c := &snap.Containers[i] // each goroutine writes its own element
+		g.Go(func() error {
+			h.Calls.add(containerInspectCall)
+			resp, err := call(gctx, timeout, func(ctx context.Context) (container.InspectResponse, error) {
+				return cli.ContainerInspect(ctx, c.ID)
+			})
+			if cerrdefs.IsNotFound(err) {
+				return nil // removed since the list: keep what it said
+			}
+			if err != nil {
+				return fail("inspecting container "+c.Name, err)
+			}
+			if resp.Config != nil && resp.Config.Image != "" {
+				c.Image = resp.Config.Image
+			}
+			return nil
+		})
+	}
 	for id := range ids {
 		g.Go(func() error {
+			h.Calls.add(imageInspectCall)
 			resp, err := call(gctx, timeout, func(ctx context.Context) (image.InspectResponse, error) {
 				return cli.ImageInspect(ctx, id)
 			})
@@ -140,6 +175,53 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	}
 	snap.Normalise()
 	return snap, nil
+}
+
+// Calls counts the calls that Observe makes to the engine, by kind, for
+// tests and diagnostics: set Host.Calls to one. Each call is counted when
+// it is made, whether it succeeds or not; the API version ping the client
+// may make first is not counted. It is safe for concurrent use and may be
+// shared by several Observes, whose calls then add up. The zero value is
+// ready.
+type Calls struct {
+	n [callKinds]atomic.Int64
+}
+
+// The kinds of calls that Calls counts.
+const (
+	infoCall = iota
+	containerListCall
+	containerInspectCall
+	imageInspectCall
+	callKinds
+)
+
+// CallCounts is what a Calls has counted.
+type CallCounts struct {
+	Info             int // GET /info: one per Observe
+	ContainerList    int // GET /containers/json?all=1: one per Observe
+	ContainerInspect int // GET /containers/{id}/json: one per container the list names by image ID
+	ImageInspect     int // GET /images/{id}/json: one per distinct image ID
+}
+
+// Counts returns the counts so far; a nil Calls has counted nothing.
+func (c *Calls) Counts() CallCounts {
+	if c == nil {
+		return CallCounts{}
+	}
+	return CallCounts{
+		Info:             int(c.n[infoCall].Load()),
+		ContainerList:    int(c.n[containerListCall].Load()),
+		ContainerInspect: int(c.n[containerInspectCall].Load()),
+		ImageInspect:     int(c.n[imageInspectCall].Load()),
+	}
+}
+
+// add counts one call of the kind; nothing when c is nil.
+func (c *Calls) add(kind int) {
+	if c != nil {
+		c.n[kind].Add(1)
+	}
 }
 
 // call runs one engine call under its own timeout.

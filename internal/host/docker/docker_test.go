@@ -124,7 +124,7 @@ func TestObserve(t *testing.T) {
 }
 
 // TestObserveRemovedImage: a container whose image was removed is still
-// reported, with what the list says, and without an image.
+// reported, with the reference it was created from, and without an image.
 func TestObserveRemovedImage(t *testing.T) {
 	t.Parallel()
 	cli, addr := engine(t)
@@ -139,7 +139,8 @@ func TestObserveRemovedImage(t *testing.T) {
 		t.Fatalf("removing %s: %v", imgID, err)
 	}
 
-	snap, err := Host{Name: "mesh-test", Addr: addr}.Observe(context.Background())
+	var rt countingTransport
+	snap, err := Host{Name: "mesh-test", Addr: addr, wrap: rt.wrap}.Observe(context.Background())
 	if err != nil {
 		t.Fatalf("Observe: %v", err)
 	}
@@ -150,42 +151,102 @@ func TestObserveRemovedImage(t *testing.T) {
 	if got.ID != ctr || got.ImageID != imgID || got.State != "created" {
 		t.Errorf("container = %+v, want ID %s, image ID %s, state created", got, ctr, imgID)
 	}
-	// With no image left, the engine names it by ID.
-	if got.Image != imgID {
-		t.Errorf("container Image = %q, want the image ID %s", got.Image, imgID)
+	// With no image left, the engine's list names it by ID; one inspect
+	// of the container recovers the reference.
+	if listed := rt.listed(t)[ctr]; listed.Image != imgID {
+		t.Errorf("the engine listed the container's Image as %q, want the image ID %s", listed.Image, imgID)
+	}
+	if got.Image != ref {
+		t.Errorf("container Image = %q, want %s", got.Image, ref)
+	}
+	if n := rt.counts()["GET /containers/"+ctr+"/json"]; n != 1 {
+		t.Errorf("the container was inspected %d times, want 1", n)
 	}
 	if _, ok := snap.Image(imgID); ok {
 		t.Errorf("removed image %s observed", imgID)
 	}
 }
 
-// TestObserveMovedTag pins down an engine behaviour that pin must live
-// with: once the tag a container was started from names another image, the
-// container list reports the container's image ID instead of the tag.
+// TestObserveMovedTag: a container whose tag was pushed again and pulled
+// since it was created still reports the tag, recovered by one inspect of
+// that container and of no other; and its image ID stays the old image's.
 func TestObserveMovedTag(t *testing.T) {
 	t.Parallel()
+	reg := testenv.Registry(t)
 	cli, addr := engine(t)
 	id := unique(t)
-	ref := "pin.test/moved/" + id + ":latest"
-	first := sleeper(t, time.Time{}, map[string]string{"org.pin-tool.test": id + "-1"})
-	load(t, cli, ref, first)
-	run(t, cli, id, ref, nil, false)
-	load(t, cli, ref, sleeper(t, time.Time{}, map[string]string{"org.pin-tool.test": id + "-2"}))
+	ref := reg + "/moved/" + id + "/app:1.22"
+	a := sleeper(t, time.Time{}, map[string]string{"org.opencontainers.image.version": "1.22.5", "org.pin-tool.test": id + "-a"})
+	b := sleeper(t, time.Time{}, map[string]string{"org.opencontainers.image.version": "1.22.6", "org.pin-tool.test": id + "-b"})
+	aID, bID := configDigest(t, a), configDigest(t, b)
 
-	snap, err := Host{Name: "mesh-test", Addr: addr}.Observe(context.Background())
+	testimage.Push(t, ref, a)
+	pull(t, cli, ref)
+	old := run(t, cli, id+"-old", ref, nil, true)
+	testimage.Push(t, ref, b)
+	pull(t, cli, ref)
+	current := run(t, cli, id+"-new", ref, nil, true)
+
+	var rt countingTransport
+	var calls Calls
+	snap, err := Host{Name: "mesh-test", Addr: addr, Calls: &calls, wrap: rt.wrap}.Observe(context.Background())
 	if err != nil {
 		t.Fatalf("Observe: %v", err)
 	}
-	got, ok := findContainer(snap, id)
-	if !ok {
-		t.Fatalf("container %s not observed", id)
+
+	// The engine's behaviour that makes the inspect needed.
+	listed := rt.listed(t)
+	if l := listed[old]; l.Image != aID || l.ImageID != aID {
+		t.Errorf("the engine listed the old container as Image %q, ImageID %q; want image A's ID %s for both", l.Image, l.ImageID, aID)
 	}
-	firstID := configDigest(t, first)
-	if got.ImageID != firstID || got.Image != firstID {
-		t.Errorf("container Image, ImageID = %q, %q; want the first image's ID %s for both", got.Image, got.ImageID, firstID)
+	if l := listed[current]; l.Image != ref || l.ImageID != bID {
+		t.Errorf("the engine listed the new container as Image %q, ImageID %q; want %s, %s", l.Image, l.ImageID, ref, bID)
 	}
-	if _, ok := snap.Image(firstID); !ok {
-		t.Errorf("the untagged image %s the container runs is not observed", firstID)
+
+	for _, w := range []host.Container{
+		{ID: old, Name: id + "-old", Image: ref, ImageID: aID, State: host.StateRunning},
+		{ID: current, Name: id + "-new", Image: ref, ImageID: bID, State: host.StateRunning},
+	} {
+		got, ok := findContainer(snap, w.Name)
+		if !ok {
+			t.Errorf("container %s not observed", w.Name)
+			continue
+		}
+		got.Labels = nil
+		if d := cmp.Diff(w, got); d != "" {
+			t.Errorf("container %s (-want +got):\n%s", w.Name, d)
+		}
+	}
+	if _, ok := snap.Image(aID); !ok {
+		t.Errorf("image A %s, which the old container runs untagged, is not observed", aID)
+	}
+
+	// One inspect per container the list named by image ID, none for the
+	// others: ours, and any other test's on the shared engine.
+	counts := rt.counts()
+	if n := counts["GET /containers/"+old+"/json"]; n != 1 {
+		t.Errorf("the old container was inspected %d times, want 1", n)
+	}
+	if n := counts["GET /containers/"+current+"/json"]; n != 0 {
+		t.Errorf("the new container was inspected %d times, want 0", n)
+	}
+	byID := 0
+	for cid, l := range listed {
+		want := 0
+		if l.Image == l.ImageID {
+			want = 1
+			byID++
+		}
+		if n := counts["GET /containers/"+cid+"/json"]; n != want {
+			t.Errorf("container %s (listed as %s) inspected %d times, want %d", cid, l.Image, n, want)
+		}
+	}
+	images := map[string]bool{}
+	for _, l := range listed {
+		images[l.ImageID] = true
+	}
+	if got, want := calls.Counts(), (CallCounts{Info: 1, ContainerList: 1, ContainerInspect: byID, ImageInspect: len(images)}); got != want {
+		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 }
 
@@ -197,8 +258,7 @@ func TestObserveRequests(t *testing.T) {
 	img := sleeper(t, time.Time{}, map[string]string{"org.pin-tool.test": id})
 	ref := "pin.test/requests/" + id + ":v1"
 	load(t, cli, ref, img)
-	run(t, cli, id+"-a", ref, nil, false)
-	run(t, cli, id+"-b", ref, nil, false)
+	ours := []string{run(t, cli, id+"-a", ref, nil, false), run(t, cli, id+"-b", ref, nil, false)}
 
 	var rt countingTransport
 	snap, err := Host{Name: "mesh-test", Addr: addr, wrap: rt.wrap}.Observe(context.Background())
@@ -213,17 +273,30 @@ func TestObserveRequests(t *testing.T) {
 	//	GET  /v1.41/info              image store
 	//	GET  /v1.41/containers/json   the one list, all=1
 	//	GET  /v1.41/images/{id}/json  one inspect for both containers
+	// Other tests' containers named by image ID (moved tags, removed
+	// images) add one container inspect each; ours add none.
 	want := map[string]int{"HEAD /_ping": 1, "GET /info": 1, "GET /containers/json": 1}
-	for _, c := range snap.Containers {
+	for _, c := range rt.listed(t) {
 		want["GET /images/"+c.ImageID+"/json"] = 1
+		if c.Image == c.ImageID {
+			want["GET /containers/"+c.ID+"/json"] = 1
+		}
+	}
+	if len(rt.listed(t)) != len(snap.Containers) {
+		t.Errorf("%d containers listed, %d observed", len(rt.listed(t)), len(snap.Containers))
 	}
 	if d := cmp.Diff(want, rt.counts()); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
+	for _, c := range ours {
+		if n := rt.counts()["GET /containers/"+c+"/json"]; n != 0 {
+			t.Errorf("container %s, listed by its reference, was inspected %d times", c, n)
+		}
+	}
 	if n := rt.counts()["GET /images/"+configDigest(t, img)+"/json"]; n != 1 {
 		t.Errorf("our image was inspected %d times for its 2 containers, want 1", n)
 	}
-	t.Logf("%d requests for %d containers of %d images", rt.total(), len(snap.Containers), len(want)-3)
+	t.Logf("%d requests for %d containers", rt.total(), len(snap.Containers))
 }
 
 // TestObserveEngineDown: a socket that does not exist gives an error that
@@ -441,22 +514,55 @@ func findContainer(s *host.Snapshot, name string) (host.Container, bool) {
 // countingTransport counts requests by method and path, the API version
 // prefix left out.
 type countingTransport struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu   sync.Mutex
+	n    map[string]int
+	list []byte // the last answer to GET /containers/json
 }
 
 var versionPrefix = regexp.MustCompile(`^/v[0-9.]+/`)
 
 func (c *countingTransport) wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		path := versionPrefix.ReplaceAllString(r.URL.Path, "/")
 		c.mu.Lock()
 		if c.n == nil {
 			c.n = map[string]int{}
 		}
-		c.n[r.Method+" "+versionPrefix.ReplaceAllString(r.URL.Path, "/")]++
+		c.n[r.Method+" "+path]++
 		c.mu.Unlock()
-		return next.RoundTrip(r)
+		resp, err := next.RoundTrip(r)
+		if err != nil || path != "/containers/json" {
+			return resp, err
+		}
+		// Keep the list's answer, for listed.
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		c.mu.Lock()
+		c.list = body
+		c.mu.Unlock()
+		return resp, nil
 	})
+}
+
+// listed returns what the engine's last container list said, by
+// container ID.
+func (c *countingTransport) listed(t *testing.T) map[string]container.Summary {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var list []container.Summary
+	if err := json.Unmarshal(c.list, &list); err != nil {
+		t.Fatalf("reading the engine's container list: %v", err)
+	}
+	out := map[string]container.Summary{}
+	for _, s := range list {
+		out[s.ID] = s
+	}
+	return out
 }
 
 func (c *countingTransport) counts() map[string]int {

@@ -100,6 +100,21 @@ func TestObserveBrokenEngines(t *testing.T) {
 				io.WriteString(w, `{"message":"\u001b[2Jdisk on fire"}`)
 			}))
 		}, []string{"inspecting image sha256:aaaa", "disk on fire"}, nil},
+		{"garbage: container inspect fails", func(t testing.TB) string {
+			id := "sha256:" + strings.Repeat("a", 64)
+			return faultproxy.Engine(t, infoOK(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case strings.HasSuffix(r.URL.Path, "/containers/json"):
+					io.WriteString(w, `[{"Id":"c1","Names":["/web"],"Image":"`+id+`","ImageID":"`+id+`","State":"running"}]`)
+				case strings.Contains(r.URL.Path, "/images/"):
+					io.WriteString(w, `{"Id":"`+id+`","Created":"2026-01-01T00:00:00Z"}`)
+				default:
+					w.WriteHeader(http.StatusInternalServerError)
+					io.WriteString(w, `{"message":"disk on fire"}`)
+				}
+			}))
+		}, []string{"inspecting container web", "disk on fire"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
