@@ -105,7 +105,11 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		return err
 	}
 	if err, ok := in.Observed.Errors[o.Host]; ok {
-		return withCode(exitSource, fmt.Errorf("host %s: %w", o.Host, err))
+		code := exitSource
+		if badInput(err) {
+			code = exitInput
+		}
+		return withCode(code, fmt.Errorf("host %s: %w", o.Host, err))
 	}
 	cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Now: o.now(), Host: o.Host})
 	requestSummary(o.globalOptions, s, in.Registries)

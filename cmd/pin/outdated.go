@@ -154,8 +154,10 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	if msgs := unreachable(seen, reports); len(msgs) > 0 {
-		return withCode(exitSource, errors.New(strings.Join(msgs, "; ")))
+	for _, name := range slices.Sorted(maps.Keys(seen.Errors)) {
+		if err := seen.Errors[name]; badInput(err) {
+			return withCode(exitInput, err)
+		}
 	}
 	for _, r := range reports {
 		for _, err := range r.Failures {
@@ -163,6 +165,9 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 				return withCode(exitInput, err)
 			}
 		}
+	}
+	if msgs := unreachable(seen, reports); len(msgs) > 0 {
+		return withCode(exitSource, errors.New(strings.Join(msgs, "; ")))
 	}
 	var failing []string
 	for _, m := range out.Modules {

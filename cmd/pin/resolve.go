@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -176,11 +177,12 @@ func failureCode(p *resolve.Plan) int {
 }
 
 // badInput reports whether err is the input's fault: a lock entry or a
-// catalogue pin that disagrees with what its digest names.
+// catalogue pin that disagrees with what its digest names, or a snapshot
+// file that is not one.
 func badInput(err error) bool {
 	var lm *resolve.LockMismatchError
 	var pm *resolve.PinMismatchError
-	return errors.As(err, &lm) || errors.As(err, &pm)
+	return errors.As(err, &lm) || errors.As(err, &pm) || errors.Is(err, host.ErrBadSnapshot)
 }
 
 func failures(p *resolve.Plan) string {
