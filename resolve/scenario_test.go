@@ -72,6 +72,17 @@ track-upstream   -             -/2026-09-17       latest/2026-08-20        tag=l
 track-upstream   -             -/1970-01-01       latest/2026-08-20        tag=latest        → refuse:unknown-order
 track-upstream   -             2026.09.17         2026.08.20,2026.10.01    v=calver          → upstream:2026.10.01
 track-upstream   -             -                  latest                   -                 → error
+exact            -+1.27.3      1.27+1.27.9        -                        -                 → refuse:downgrade
+at-least-running -+1.27.3      1.27+1.27.9        -                        -                 → running:0
+exact            1.27.3/2026-01-01 latest/2026-06-01+1.27 -                -                 → refuse:downgrade
+exact            1.26.9/2026-10-01 v1.27.3/2026-09-01 -                   -                 → refuse:unknown-order
+exact            1.26.9/2026-10-01 1.27.3-rootless/2026-09-01 -           -                 → refuse:unknown-order
+exact            1.27.0/2026-10-01 1.27/2026-09-01  -                     -                 → refuse:unknown-order
+exact            1.22.6        1.22+1.22.5        -                        -                 → pin
+exact            1.22.4        1.22+1.22.5        -                        -                 → refuse:downgrade
+track-upstream   -             -                  1733222400,1764758400,999 v=numeric         → upstream:1764758400
+track-upstream   -             -                  20261203091500,20261202120000 v=calver      → upstream:20261203091500
+exact            1.30.0+1.22.6 1.27.3             -                        -                 → error
 `
 
 var scenarioLine = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+→\s+(\S+)$`)

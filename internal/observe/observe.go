@@ -212,13 +212,30 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image
 	img.Created = hi.Created
 	img.Labels = hi.Labels
 	img.Platform = hi.Platform()
-	if img.Digest == "" {
+	switch {
+	case img.Digest == "":
+		img.Digest = repoDigest(repo, hi.RepoDigests)
+	case len(hi.RepoDigests) > 0 && !hasDigest(hi.RepoDigests, img.Digest):
+		// The reference names a digest the image that runs was never
+		// pulled by: the image ID is what runs, and its repo digests are
+		// what the engine knows of it. Content beats the claim.
 		img.Digest = repoDigest(repo, hi.RepoDigests)
 	}
 	if s.ImageStore == "classic" {
 		img.ConfigDigest = c.ImageID
 	}
 	return img
+}
+
+// hasDigest reports whether one of repoDigests ("repo@sha256:…") names
+// digest.
+func hasDigest(repoDigests []string, digest string) bool {
+	for _, rd := range repoDigests {
+		if strings.HasSuffix(rd, "@"+digest) {
+			return true
+		}
+	}
+	return false
 }
 
 func catalogueHasTag(ref string) bool {
