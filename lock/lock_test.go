@@ -339,3 +339,19 @@ func TestRemoveStale(t *testing.T) {
 		t.Error("a folder was removed")
 	}
 }
+
+// TestBrokenLockSaysWhatWorks: a lock pin cannot read is not one "pin
+// resolve" can rewrite (it refuses the same file), so the diagnostic says
+// what does work.
+func TestBrokenLockSaysWhatWorks(t *testing.T) {
+	src := "module \"forge\" {\n  policy = \"exact\"\n  image  = \"registry.example.org/forge/forgejo\"\n  digest = \"sha256:nothex\"\n  source = \"pin\"\n}\n"
+	_, diags := Parse([]byte(src), "pin.lock.hcl")
+	if !diags.HasErrors() {
+		t.Fatal("a broken digest parsed")
+	}
+	for _, d := range diags {
+		if strings.Contains(d.Detail, `Run "pin resolve" to rewrite`) || !strings.Contains(d.Detail, "version control") {
+			t.Errorf("%s: %s", d.Summary, d.Detail)
+		}
+	}
+}

@@ -29,6 +29,11 @@ var (
 	}}
 )
 
+// repair says what works on a lock pin cannot read: pin does not rewrite a
+// lock it cannot trust (its entries are floors), so "pin resolve" refuses
+// it too until it is restored or corrected.
+const repair = `Restore the lockfile from version control (git checkout), or correct this line by hand; "pin resolve" reads no lock it cannot trust, so it cannot rewrite this one. Deleting the module's block also works, but forgets the floor the block recorded.`
+
 // Parse reads a lockfile. Every problem is a diagnostic with its source
 // range; the lock returned holds what could be read.
 func Parse(src []byte, filename string) (*Lock, hcl.Diagnostics) {
@@ -44,7 +49,7 @@ func Parse(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 		m, d := parseModule(b)
 		diags = append(diags, d...)
 		if prev, ok := seen[m.Name]; ok {
-			diags = append(diags, diag(b.LabelRanges[0], "Duplicate module in lock", "Module %q is already locked at %s. Remove one of the blocks, or delete the lock and run \"pin resolve\".", m.Name, prev))
+			diags = append(diags, diag(b.LabelRanges[0], "Duplicate module in lock", "Module %q is already locked at %s. Remove one of the blocks (keep the one version control has), then run \"pin resolve\".", m.Name, prev))
 			continue
 		}
 		seen[m.Name] = b.DefRange
@@ -79,11 +84,11 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
 		k, v := kv[0], kv[1]
 		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {
-			r.diags = append(r.diags, diag(attr.Expr.Range(), "Empty value in lock", "%s must not be empty. Run \"pin resolve\" to rewrite the lock.", k))
+			r.diags = append(r.diags, diag(attr.Expr.Range(), "Empty value in lock", "%s must not be empty. "+repair, k))
 		}
 	}
 	if attr := a["source"]; attr != nil && m.Source != "" && m.Source != SourcePin && m.Source != SourceRunning && m.Source != SourceUpstream {
-		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %q, %q or %q; this lock says %q. Run \"pin resolve\" to rewrite it.", SourcePin, SourceRunning, SourceUpstream, m.Source))
+		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %q, %q or %q; this lock says %q. "+repair, SourcePin, SourceRunning, SourceUpstream, m.Source))
 	}
 	for _, ob := range content.Blocks {
 		oc, d := ob.Body.Content(observedSchema)
@@ -120,7 +125,7 @@ func (r *reader) str(k string) string {
 		return ""
 	}
 	if v.Type() != cty.String || v.IsNull() || !v.IsKnown() {
-		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid lock value", "%s must be a quoted string. Run \"pin resolve\" to rewrite the lock.", k))
+		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid lock value", "%s must be a quoted string. "+repair, k))
 		return ""
 	}
 	return v.AsString()
@@ -132,7 +137,7 @@ func (r *reader) digest(k string) string {
 		return ""
 	}
 	if h, err := v1.NewHash(s); err != nil || h.Algorithm != "sha256" || h.String() != s {
-		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid digest in lock", "%s must be sha256: followed by 64 lowercase hex digits; the lock says %q. Run \"pin resolve\" to rewrite it.", k, s))
+		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid digest in lock", "%s must be sha256: followed by 64 lowercase hex digits; the lock says %q. "+repair, k, s))
 		return ""
 	}
 	return s
@@ -149,7 +154,7 @@ func (r *reader) repository(k string) string {
 		if err == nil {
 			want = fmt.Sprintf(" (%q)", repo.Name())
 		}
-		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Image not in canonical form", "image must be the full repository name%s; the lock says %q. Run \"pin resolve\" to rewrite it.", want, s))
+		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Image not in canonical form", "image must be the full repository name%s; the lock says %q. "+repair, want, s))
 		return ""
 	}
 	return s
@@ -176,7 +181,7 @@ func (r *reader) platforms(k string) map[string]string {
 	v, d := a.Expr.Value(nil)
 	if d.HasErrors() || !(v.Type().IsObjectType() || v.Type().IsMapType()) || v.IsNull() {
 		r.diags = append(r.diags, d...)
-		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid platforms", "platforms must map \"os/arch\" to a digest. Run \"pin resolve\" to rewrite the lock."))
+		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid platforms", "platforms must map \"os/arch\" to a digest. "+repair))
 		return nil
 	}
 	out := map[string]string{}
