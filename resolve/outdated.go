@@ -161,11 +161,20 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	if enrichErr != nil {
 		c.fail(enrichErr)
 	}
+	// What "pin resolve" would decide, first: it fetches the pin or the
+	// candidate, and then the locked image, often the same digest, comes
+	// from the cache.
+	var d *Decision
+	if !hostFailed && enrichErr == nil {
+		d = decide(ctx, in, m)
+	}
 	if s.Locked == nil {
 		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
 	} else {
 		img := claimedImage(s.Locked)
-		if enrichErr == nil {
+		if f := lockedFloor(d); f != nil {
+			img = f.Image
+		} else if enrichErr == nil {
 			// (A registry that just failed is not asked again.)
 			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts)
 			if err != nil {
@@ -183,9 +192,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		}
 	}
 	c.running(floors)
-	var d *Decision
-	if !hostFailed && enrichErr == nil {
-		d = decide(ctx, in, m)
+	if d != nil {
 		c.wouldResolve(d)
 	}
 	if enrichErr == nil && (d == nil || !failedOnRegistry(d)) {
@@ -194,6 +201,19 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	}
 	c.finish()
 	return s
+}
+
+// lockedFloor is the previous entry as d read it, or nil.
+func lockedFloor(d *Decision) *Floor {
+	if d == nil {
+		return nil
+	}
+	for i := range d.Floors {
+		if d.Floors[i].Kind == FloorLocked {
+			return &d.Floors[i]
+		}
+	}
+	return nil
 }
 
 // failedOnRegistry reports whether the decision failed on a registry.

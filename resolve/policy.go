@@ -89,6 +89,9 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
+	if err := dc.settle(ctx); err != nil {
+		return choice{}, nil, err
+	}
 	dg, err := dc.checkFloors(pin, "the exact pin")
 	if err != nil {
 		return choice{}, nil, err
@@ -105,6 +108,9 @@ func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error)
 			return choice{}, nil, err
 		}
 		pin = &p
+	}
+	if err := dc.settle(ctx); err != nil {
+		return choice{}, nil, err
 	}
 	return dc.pick(ctx, pin, "the pin", lock.SourcePin)
 }

@@ -75,23 +75,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		return d
 	}
 	dc.obs = d.Observations
-	var oldImg *image.Image
-	if d.Old != nil {
-		img, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts)
-		if err != nil {
-			d.Err = err
-			return d
-		}
-		oldImg = &img
-	}
-	dc.floors = floors(d.Observations, d.Old, oldImg, in)
-	if err := dc.describeRecorded(ctx); err != nil {
-		d.Err = err
-		return d
-	}
-	d.Floors = dc.floors
 	d.Skew = skew(d.Observations, dc.opts)
 
+	// Each policy first fetches what it would lock (the pin, the
+	// candidate), then reads the floors (settle), then judges: a previous
+	// entry that names the same image is then read from the cache, not
+	// asked again.
 	var c choice
 	var dg *Refusal
 	var err error
@@ -99,7 +88,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.
-		c, dg, err = dc.pick(ctx, nil, "", lock.SourceUpstream)
+		if err = dc.settle(ctx); err == nil {
+			c, dg, err = dc.pick(ctx, nil, "", lock.SourceUpstream)
+		}
 	case m.Policy == catalogue.Exact:
 		c, dg, err = dc.exact(ctx)
 	case m.Policy == catalogue.AtLeastRunning:
@@ -110,6 +101,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		err = &unknownPolicyError{module: m.Name, policy: string(m.Policy)}
 	}
 	d.unread = dc.unread
+	d.Floors = dc.floors
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
@@ -131,6 +123,22 @@ func (e *unknownPolicyError) Error() string {
 
 func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
+}
+
+// settle reads the floors: the previous entry by its content (a
+// *LockMismatchError where its lines disagree), and what it recorded on
+// hosts not read.
+func (dc *decider) settle(ctx context.Context) error {
+	var oldImg *image.Image
+	if dc.old != nil {
+		img, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts)
+		if err != nil {
+			return err
+		}
+		oldImg = &img
+	}
+	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
+	return dc.describeRecorded(ctx)
 }
 
 // describeRecorded reads the content of what the previous entry recorded
