@@ -134,22 +134,8 @@ func (g *Gen) event(w *World) (Op, bool) {
 		f := fl[g.rng.IntN(len(fl))]
 		ids := m.Floating[f]
 		return Op{Kind: OpMove, Mod: m.Name, Tag: f, Build: ids[g.rng.IntN(len(ids))]}, true
-	case r < 94 && g.on("tamper") && w.Lock != nil:
-		d, ok := lockDigests(w.Lock)[m.Name]
-		cur := m.ByDigest(d)
-		if !ok || cur == nil {
-			return Op{}, false
-		}
-		var older []*Build
-		for _, b := range m.Builds {
-			if b.Rank < cur.Rank {
-				older = append(older, b)
-			}
-		}
-		if len(older) == 0 {
-			return Op{}, false
-		}
-		return Op{Kind: OpTamper, Mod: m.Name, Build: older[g.rng.IntN(len(older))].ID}, true
+	case r < 94 && g.on("tamper"):
+		return Op{Kind: OpTamper, Mod: m.Name}, true
 	case r < 100 && g.on("allow"):
 		a := g.pct(50)
 		return Op{Kind: OpAllow, Mod: m.Name, Allow: a, Rest: a && g.pct(50)}, true

@@ -64,11 +64,11 @@ func Replay(s *Setup, ops []Op) *Failure {
 // Do plays one op: an event changes the world, a step calls pin and is
 // checked.
 func (r *Runner) Do(o Op) *Failure {
-	r.Ops = append(r.Ops, o)
 	if !o.Step() {
-		r.World.apply(o)
+		r.Ops = append(r.Ops, r.World.apply(o))
 		return nil
 	}
+	r.Ops = append(r.Ops, o)
 	r.Steps++
 	at := len(r.Ops) - 1
 	var f *Failure
@@ -120,7 +120,7 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	if again := runResolve(w, fromHost); again.Text != res.Text {
 		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
 	}
-	oldDigests := lockDigests(w.Lock)
+	old := lockEntries(w.Lock)
 	for _, o := range res.Outcomes {
 		switch {
 		case o.Refused != "":
@@ -132,9 +132,9 @@ func (r *Runner) resolve(fromHost string) *Failure {
 		}
 	}
 	if !res.Written {
-		return r.liveAll(fromHost, res, oldDigests)
+		return r.liveAll(fromHost, res, old)
 	}
-	newDigests := lockDigests(res.Lock)
+	newEntries := lockEntries(res.Lock)
 	next := map[string]floor{}
 	var cleared []string
 	for _, m := range w.Mods {
@@ -144,7 +144,8 @@ func (r *Runner) resolve(fromHost string) *Failure {
 				fl, has = floor{s.build.Rank, s.String()}, true
 			}
 		}
-		d, ok := newDigests[m.Name]
+		e, ok := newEntries[m.Name]
+		d := e.Digest
 		if !ok {
 			if has {
 				next[m.Name] = fl
@@ -167,11 +168,11 @@ func (r *Runner) resolve(fromHost string) *Failure {
 			fl = floor{b.Rank, "the lock pin wrote named " + b.name()}
 		}
 		next[m.Name] = fl
-		if oldDigests[m.Name] != d {
+		if old[m.Name].Digest != d {
 			cleared = append(cleared, m.Name)
 		}
 	}
-	if f := r.liveAll(fromHost, res, oldDigests); f != nil {
+	if f := r.liveAll(fromHost, res, old); f != nil {
 		return f
 	}
 	for _, n := range cleared {
@@ -183,9 +184,10 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	return nil
 }
 
-func (r *Runner) liveAll(fromHost string, res Result, oldDigests map[string]string) *Failure {
+func (r *Runner) liveAll(fromHost string, res Result, old map[string]Entry) *Failure {
 	for _, m := range r.World.Mods {
-		if f := r.live(m, fromHost, res.Outcomes[m.Name], oldDigests[m.Name]); f != nil {
+		e, ok := old[m.Name]
+		if f := r.live(m, fromHost, res.Outcomes[m.Name], e, ok); f != nil {
 			return f
 		}
 	}
@@ -240,13 +242,14 @@ func newestRelease(m *Module) *Build {
 
 // live checks liveness on the clean class: pin decides, and locks the true
 // newest image its policy allows.
-func (r *Runner) live(m *Module, fromHost string, o Outcome, oldDigest string) *Failure {
+func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld bool) *Failure {
 	obs := r.observedBy(m, fromHost)
-	if !r.clean(m, obs) {
+	prev := m.ByDigest(old.Digest)
+	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
 		return nil
 	}
 	r.Stats["liveness checked"]++
-	prev := m.ByDigest(oldDigest)
+	oldDigest := old.Digest
 	if fromHost != "" && len(obs) == 0 {
 		// Not on this host: the old entry stays.
 		if o.Decided() && o.Digest == oldDigest {
@@ -325,7 +328,7 @@ func (r *Runner) plan(hostName string) *Failure {
 	if err != nil {
 		return &Failure{Check: CheckPlan, Msg: "plan failed: " + err.Error()}
 	}
-	digests := lockDigests(w.Lock)
+	entries := lockEntries(w.Lock)
 	r.Stats["plan cutovers"] += len(cuts)
 	for _, c := range cuts {
 		m := w.Mod(c.Module)
@@ -333,7 +336,7 @@ func (r *Runner) plan(hostName string) *Failure {
 		if m == nil || ctr == nil || ctr.State == "created" || !slices.Contains(safeVerdicts, c.Verdict) {
 			continue
 		}
-		locked, run := m.ByDigest(digests[m.Name]), m.Builds[ctr.Build]
+		locked, run := m.ByDigest(entries[m.Name].Digest), m.Builds[ctr.Build]
 		if locked != nil && locked.Rank < run.Rank {
 			return &Failure{Check: CheckPlan, Msg: fmt.Sprintf("module %s: plan says %q for a cutover from %s to the locked %s, truly older", m.Name, c.Verdict, seen{c.Host, ctr, run}, locked.name())}
 		}
@@ -347,9 +350,9 @@ func (r *Runner) outdated() *Failure {
 	w := r.World
 	st := runOutdated(w)
 	r.Stats["outdated"]++
-	digests := lockDigests(w.Lock)
+	entries := lockEntries(w.Lock)
 	for _, m := range w.Mods {
-		locked := m.ByDigest(digests[m.Name])
+		locked := m.ByDigest(entries[m.Name].Digest)
 		if locked == nil {
 			continue
 		}

@@ -111,15 +111,21 @@ func runOutdated(w *World) map[string][]string {
 	return out
 }
 
-// lockDigests reads the digest of each lock entry.
-func lockDigests(b []byte) map[string]string {
-	out := map[string]string{}
+// Entry is what the oracle reads of a lock entry: the digest it names and
+// the tag it records.
+type Entry struct {
+	Digest, Tag string
+}
+
+// lockEntries reads each lock entry, by module.
+func lockEntries(b []byte) map[string]Entry {
+	out := map[string]Entry{}
 	l := parseLock(b)
 	if l == nil {
 		return out
 	}
 	for _, m := range l.Modules {
-		out[m.Name] = m.Digest
+		out[m.Name] = Entry{Digest: m.Digest, Tag: m.Tag}
 	}
 	return out
 }

@@ -17,7 +17,8 @@ var (
 	flagSeed     = flag.Uint64("truth.seed", uint64(envInt("PIN_TRUTH_SEED", 20261203)), "seed of the histories (env PIN_TRUTH_SEED)")
 	flagHistory  = flag.Int("truth.history", -1, "play only this history of the seed")
 	flagWithout  = flag.String("truth.without", os.Getenv("PIN_TRUTH_WITHOUT"), "comma-separated features to switch off (env PIN_TRUTH_WITHOUT): "+strings.Join(Features, ","))
-	flagFailures = flag.Int("truth.failures", envInt("PIN_TRUTH_FAILURES", 1), "failures to collect, at most one per check, before stopping")
+	flagFailures = flag.Int("truth.failures", envInt("PIN_TRUTH_FAILURES", 1), "failures to report, at most one per check, before stopping")
+	flagList     = flag.String("truth.list", "", "play every history, and write the failing ones (number and check, one a line) to this file")
 )
 
 func envInt(name string, def int) int {
@@ -51,6 +52,7 @@ func TestTruth(t *testing.T) {
 	steps, histories := 0, 0
 	stats := map[string]int{}
 	failed := map[string]bool{}
+	var list strings.Builder
 	for n := uint64(0); steps < *flagSteps; n++ {
 		if *flagHistory >= 0 {
 			n = uint64(*flagHistory)
@@ -61,15 +63,23 @@ func TestTruth(t *testing.T) {
 		for k, v := range h.Stats {
 			stats[k] += v
 		}
+		if f := h.Failure; f != nil {
+			fmt.Fprintf(&list, "%d %s\n", n, f.Check)
+		}
 		if f := h.Failure; f != nil && !failed[f.Check] {
 			failed[f.Check] = true
 			t.Errorf("pin broke its promise (%s); the history, shrunk from %d ops:\n%s", f.Check, len(h.Ops), h.Shrink().Report())
-			if len(failed) >= *flagFailures {
+			if len(failed) >= *flagFailures && *flagList == "" {
 				break
 			}
 		}
 		if *flagHistory >= 0 {
 			break
+		}
+	}
+	if *flagList != "" {
+		if err := os.WriteFile(*flagList, []byte(list.String()), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	el := time.Since(start)

@@ -261,9 +261,9 @@ func (o Op) Step() bool {
 	return false
 }
 
-// apply performs an event on the world; events that no longer make sense
-// (a shrunk history) do nothing.
-func (w *World) apply(o Op) {
+// apply performs an event on the world and returns it as performed;
+// events that no longer make sense (a shrunk history) do nothing.
+func (w *World) apply(o Op) Op {
 	m := w.Mod(o.Mod)
 	h := w.Host(o.Host)
 	switch o.Kind {
@@ -301,17 +301,37 @@ func (w *World) apply(o Op) {
 			}
 		}
 	case OpTamper:
-		if m != nil && w.Lock != nil && o.Build < len(m.Builds) {
-			if b, ok := tamperLock(w.Lock, m.Name, m.Builds[o.Build].Digest); ok {
-				w.Lock = b
-				w.Tampered[m.Name] = true
+		// The digest becomes that of the truly next older build, chosen
+		// here so that generating a history never depends on what pin
+		// decided: a mutant and the baseline play the same ops.
+		o.Build = -1
+		if m == nil || w.Lock == nil {
+			return o
+		}
+		cur := m.ByDigest(lockEntries(w.Lock)[m.Name].Digest)
+		if cur == nil {
+			return o
+		}
+		var older *Build
+		for _, b := range m.Builds {
+			if b.Rank < cur.Rank && (older == nil || b.Rank > older.Rank) {
+				older = b
 			}
+		}
+		if older == nil {
+			return o
+		}
+		if b, ok := tamperLock(w.Lock, m.Name, older.Digest); ok {
+			w.Lock = b
+			w.Tampered[m.Name] = true
+			o.Build = older.ID
 		}
 	case OpAllow:
 		if m != nil {
 			m.Allow, m.Restore = o.Allow, o.Rest
 		}
 	}
+	return o
 }
 
 // describe renders an op for people, naming builds by version and rank.
@@ -353,6 +373,9 @@ func (s *Setup) describe(o Op) string {
 		}
 		return fmt.Sprintf("upstream: tag %s:%s now names %s", o.Mod, o.Tag, bname(o.Build))
 	case OpTamper:
+		if o.Build < 0 {
+			return fmt.Sprintf("hand edit of lock entry %s: nothing older to swap in", o.Mod)
+		}
 		return fmt.Sprintf("hand edit: lock entry %s gets the digest of %s, other lines kept", o.Mod, bname(o.Build))
 	case OpAllow:
 		return fmt.Sprintf("catalogue: module %s allow_downgrade=%v restore=%v", o.Mod, o.Allow, o.Rest)
