@@ -57,6 +57,9 @@ func (h *History) Shrink() *History {
 	for changed := true; changed; {
 		changed = false
 		for i := len(ops) - 1; i >= 0; i-- {
+			if i >= len(ops) {
+				continue
+			}
 			try := append(append([]Op{}, ops[:i]...), ops[i+1:]...)
 			if g := same(s, try); g != nil {
 				ops, f, changed = try[:g.Op+1], g, true

@@ -3,6 +3,7 @@ package truth
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -130,6 +131,14 @@ func TestTruthMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutation check runs go test once per mutant; skipped with -short")
 	}
+	// "go test -run TestTruth -truth.steps=N" is about TestTruth, whose
+	// name this test's begins with: a run that sets TestTruth's flags
+	// leaves the mutants alone.
+	flag.Visit(func(f *flag.Flag) {
+		if slices.Contains([]string{"truth.steps", "truth.seed", "truth.history", "truth.without", "truth.list", "truth.failures"}, f.Name) {
+			t.Skipf("-%s is set: this run is about TestTruth", f.Name)
+		}
+	})
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
