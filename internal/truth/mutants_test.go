@@ -89,6 +89,20 @@ var Mutants = []Mutant{
 		Rule:        "outdated reports a host that runs something newer than the lock",
 	},
 	{
+		Name:        "track-upstream picks the oldest tag",
+		File:        "resolve/upstream.go",
+		Anchor:      "best := slices.MaxFunc(all, func(a, b cand) int {",
+		Replacement: "best := slices.MinFunc(all, func(a, b cand) int {",
+		Rule:        "track-upstream locks the newest candidate (sound, but not live: only the clean-class liveness check can see it)",
+	},
+	{
+		Name:        "the reason carries the clock",
+		File:        "resolve/resolve.go",
+		Anchor:      `reason := fmt.Sprintf("%s runs %s", o.Where(), short(o.Image))`,
+		Replacement: `reason := fmt.Sprintf("%s runs %s (%d)", o.Where(), short(o.Image), time.Now().UnixNano())`,
+		Rule:        "the same inputs give the same lock bytes",
+	},
+	{
 		Name:        "stopped containers not floors",
 		File:        "resolve/observe.go",
 		Anchor:      `return o.State != "created"`,

@@ -43,6 +43,7 @@ type Runner struct {
 	// that every check had something to check.
 	Stats  map[string]int
 	floors map[string]floor
+	at     int // the op being played
 }
 
 // NewRunner starts a history from its setup.
@@ -71,6 +72,7 @@ func (r *Runner) Do(o Op) *Failure {
 	r.Ops = append(r.Ops, o)
 	r.Steps++
 	at := len(r.Ops) - 1
+	r.at = at
 	var f *Failure
 	switch o.Kind {
 	case OpResolve:
@@ -141,7 +143,7 @@ func (r *Runner) resolve(fromHost string) *Failure {
 		fl, has := r.floors[m.Name]
 		for _, s := range r.observedBy(m, fromHost) {
 			if Floor(s.ctr.State) && (!has || s.build.Rank > fl.rank) {
-				fl, has = floor{s.build.Rank, s.String()}, true
+				fl, has = floor{s.build.Rank, fmt.Sprintf("%s, seen at op %d", s, r.at)}, true
 			}
 		}
 		e, ok := newEntries[m.Name]
@@ -165,7 +167,7 @@ func (r *Runner) resolve(fromHost string) *Failure {
 			has = false
 		}
 		if !has || b.Rank > fl.rank {
-			fl = floor{b.Rank, "the lock pin wrote named " + b.name()}
+			fl = floor{b.Rank, fmt.Sprintf("the lock pin wrote at op %d named %s", r.at, b.name())}
 		}
 		next[m.Name] = fl
 		if old[m.Name].Digest != d {
@@ -288,7 +290,7 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 		return nil // nothing to lock: a refusal is right
 	}
 	want := []int{maxRank(withPrev)}
-	if m.Allowed() && len(all) > 0 {
+	if m.Allowed() && len(all) > 0 && maxRank(all) != want[0] {
 		want = append(want, maxRank(all))
 	}
 	if m.Policy == "exact" {

@@ -12,12 +12,16 @@ import (
 	"time"
 )
 
+// raceEnabled is set under -race (race_test.go), where a step costs ten
+// times more: the default run is shorter there.
+var raceEnabled bool
+
 var (
-	flagSteps    = flag.Int("truth.steps", envInt("PIN_TRUTH_STEPS", 5000), "steps to play (env PIN_TRUTH_STEPS)")
+	flagSteps    = flag.Int("truth.steps", envInt("PIN_TRUTH_STEPS", 0), "steps to play (env PIN_TRUTH_STEPS; default 5000, 2000 under -race, 1000 with -short)")
 	flagSeed     = flag.Uint64("truth.seed", uint64(envInt("PIN_TRUTH_SEED", 20261203)), "seed of the histories (env PIN_TRUTH_SEED)")
 	flagHistory  = flag.Int("truth.history", -1, "play only this history of the seed")
 	flagWithout  = flag.String("truth.without", os.Getenv("PIN_TRUTH_WITHOUT"), "comma-separated features to switch off (env PIN_TRUTH_WITHOUT): "+strings.Join(Features, ","))
-	flagFailures = flag.Int("truth.failures", envInt("PIN_TRUTH_FAILURES", 1), "failures to report, at most one per check, before stopping")
+	flagFailures = flag.Int("truth.failures", envInt("PIN_TRUTH_FAILURES", 5), "failures to report, at most one per check, before stopping")
 	flagList     = flag.String("truth.list", "", "play every history, and write the failing ones (number and check, one a line) to this file")
 )
 
@@ -48,12 +52,23 @@ func without(t *testing.T) map[string]bool {
 // broke.
 func TestTruth(t *testing.T) {
 	wo := without(t)
+	want := *flagSteps
+	if want <= 0 {
+		switch {
+		case testing.Short():
+			want = 1000
+		case raceEnabled:
+			want = 2000
+		default:
+			want = 5000
+		}
+	}
 	start := time.Now()
 	steps, histories := 0, 0
 	stats := map[string]int{}
 	failed := map[string]bool{}
 	var list strings.Builder
-	for n := uint64(0); steps < *flagSteps; n++ {
+	for n := uint64(0); steps < want; n++ {
 		if *flagHistory >= 0 {
 			n = uint64(*flagHistory)
 		}
@@ -84,7 +99,7 @@ func TestTruth(t *testing.T) {
 	}
 	el := time.Since(start)
 	t.Logf("%d steps in %d histories in %v (%.0f steps/s); %s", steps, histories, el.Round(time.Millisecond), float64(steps)/el.Seconds(), fmtStats(stats))
-	if *flagHistory < 0 && len(failed) == 0 && steps >= 2000 {
+	if *flagHistory < 0 && len(failed) == 0 && len(wo) == 0 && steps >= 2000 {
 		// The oracle must have had something to check, or it proves
 		// nothing.
 		for _, k := range []string{"written", "liveness checked", "plan cutovers", "outdated", "refused downgrade", "refused unknown-order"} {
