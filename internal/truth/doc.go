@@ -24,9 +24,30 @@
 // pin's API changes. The package holds no production code: nothing outside
 // tests imports it.
 //
+// Running it:
+//
+//	go test -run '^TestTruth$' ./internal/truth                      # 5,000 steps (2,000 under -race)
+//	go test -run TestTruth ./internal/truth -truth.steps=100000      # the mutants skip when -truth.* is set
+//	go test -run '^TestTruth$' ./internal/truth -truth.seed=7 -truth.history=42   # replay one history
+//	go test -run '^TestTruth$' ./internal/truth -truth.without=stopped,tamper     # switch noise off (Features)
+//	go test -run TestTruthMutants ./internal/truth -v                 # the mutation check (not with -short)
+//
+// PIN_TRUTH_STEPS, PIN_TRUTH_SEED and PIN_TRUTH_WITHOUT set the same from
+// the environment. A failure prints the seed, the history shrunk to the
+// ops that still break the same check, and the step that broke.
+//
 // Fairness: every noise the generator adds either leaves the truth
-// recoverable by a careful reader (a lying tag comes with an honest label;
-// a backport only where every other signal is honest) or makes the order
-// undecidable, where refusing is right. Refusing is always sound; only the
-// clean class demands a decision.
+// recoverable by a careful reader or makes the order undecidable, where
+// refusing is right. A lying tag comes with an honest full label; a build
+// whose label lies is only ever named by a tag (never by digest alone), so
+// the disagreement shows; backports (a lower version built later) occur
+// only in modules with no lies; builds without any version have honest
+// dates, implausible ones (epoch, future: to be read as none) or none.
+// Refusing is always sound; only the clean class demands a decision.
+//
+// Floors, as the oracle counts them: every container (any state but
+// "created") that a step which wrote the lock observed, and every lock pin
+// wrote, until a write the catalogue allows in words (allow_downgrade, and
+// restore for one_way) makes that lock the new floor. What a step that
+// wrote nothing saw is not held against pin: it had no way to record it.
 package truth
