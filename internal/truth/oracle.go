@@ -250,6 +250,11 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
 		return nil
 	}
+	// lock --from-host also weighs what the lock recorded of the other
+	// hosts: those containers must be clean too.
+	if fromHost != "" && !r.clean(m, r.observedBy(m, "")) {
+		return nil
+	}
 	r.Stats["liveness checked"]++
 	oldDigest := old.Digest
 	if fromHost != "" && len(obs) == 0 {
@@ -265,6 +270,21 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 		if Floor(s.ctr.State) {
 			floors = append(floors, s.build)
 			why = append(why, s.String())
+		}
+	}
+	if fromHost != "" && hasOld {
+		// lock --from-host reads one host; what the previous entry
+		// recorded on the others stays a floor.
+		for h, ds := range old.Recorded {
+			if h == fromHost {
+				continue
+			}
+			for _, d := range ds {
+				if b := m.ByDigest(d); b != nil {
+					floors = append(floors, b)
+					why = append(why, h+" ran "+b.name()+" (recorded in the lock)")
+				}
+			}
 		}
 	}
 	var primary *Build
@@ -328,6 +348,11 @@ func (r *Runner) plan(hostName string) *Failure {
 	w := r.World
 	cuts, err := runPlan(w, hostName)
 	if err != nil {
+		for n := range w.Tampered {
+			if w.Tampered[n] {
+				return nil // a hand-edited entry: refusing the whole plan is right
+			}
+		}
 		return &Failure{Check: CheckPlan, Msg: "plan failed: " + err.Error()}
 	}
 	entries := lockEntries(w.Lock)

@@ -14,6 +14,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -47,7 +48,7 @@ type Cutover struct {
 }
 
 // Verdicts plan may give that say the cutover is safe.
-var safeVerdicts = []string{resolve.VerdictUpgrade, resolve.VerdictSame}
+var safeVerdicts = []string{string(resolve.VerdictUpgrade), string(resolve.VerdictSame)}
 
 // Statuses outdated may give that do not fail: every other status (those
 // of today and any a later pin adds) is taken as a failing one.
@@ -60,7 +61,10 @@ func runResolve(w *World, fromHost string) Result {
 	if fromHost != "" {
 		hosts = []*Host{w.Host(fromHost)}
 	}
-	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, hosts), Registry: registryOf(w), Now: Now, FromHost: fromHost}
+	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, hosts), Registry: registryOf(w), Now: Now}
+	if fromHost != "" {
+		in.Mode, in.Host = resolve.ModeFromHost, fromHost
+	}
 	plan := resolve.Resolve(context.Background(), in)
 	res := Result{Outcomes: map[string]Outcome{}}
 	var text strings.Builder
@@ -70,7 +74,7 @@ func runResolve(w *World, fromHost string) Result {
 		case d.Err != nil:
 			o.Err = d.Err.Error()
 		case d.Refusal != nil:
-			o.Refused = d.Refusal.Kind
+			o.Refused = string(d.Refusal.Kind)
 		case d.New != nil:
 			o.Digest = d.New.Digest
 		}
@@ -91,10 +95,11 @@ func runResolve(w *World, fromHost string) Result {
 
 // runPlan runs "pin plan host".
 func runPlan(w *World, hostName string) ([]Cutover, error) {
-	cuts, err := resolve.PlanCutover(context.Background(), catalogueOf(w), parseLock(w.Lock), observed(w, []*Host{w.Host(hostName)}), hostName, registryOf(w), Now)
+	cuts, err := resolve.PlanCutover(context.Background(), resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock),
+		Observed: observed(w, []*Host{w.Host(hostName)}), Registry: registryOf(w), Now: Now, Host: hostName})
 	var out []Cutover
 	for _, c := range cuts {
-		out = append(out, Cutover{Module: c.Module, Host: c.Observation.Host, Verdict: c.Verdict})
+		out = append(out, Cutover{Module: c.Module, Host: c.Observation.Host, Verdict: string(c.Verdict)})
 	}
 	return out, err
 }
@@ -115,6 +120,9 @@ func runOutdated(w *World) map[string][]string {
 // the tag it records.
 type Entry struct {
 	Digest, Tag string
+	// Recorded are the digests the entry's observed blocks record, by
+	// host.
+	Recorded map[string][]string
 }
 
 // lockEntries reads each lock entry, by module.
@@ -125,7 +133,13 @@ func lockEntries(b []byte) map[string]Entry {
 		return out
 	}
 	for _, m := range l.Modules {
-		out[m.Name] = Entry{Digest: m.Digest, Tag: m.Tag}
+		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}}
+		for _, ob := range m.Observed {
+			if ob.Digest != "" {
+				e.Recorded[ob.Host] = append(e.Recorded[ob.Host], ob.Digest)
+			}
+		}
+		out[m.Name] = e
 	}
 	return out
 }
@@ -202,8 +216,8 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 }
 
 // observed is what the given hosts report: one snapshot each.
-func observed(w *World, hosts []*Host) resolve.Observed {
-	seen := resolve.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
+func observed(w *World, hosts []*Host) observe.Observed {
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	for _, h := range hosts {
 		s := &host.Snapshot{Schema: host.SnapshotSchema, Host: h.Name, ImageStore: h.Store}
 		for _, m := range w.Mods {
