@@ -26,9 +26,9 @@ type Registries struct {
 	src     map[string]resolve.Registry
 }
 
-// NewRegistries prepares the registries of catalogue c; nothing is opened
+// newRegistries prepares the registries of catalogue c; nothing is opened
 // before For asks.
-func NewRegistries(c *catalogue.Catalogue, o Options) *Registries {
+func newRegistries(c *catalogue.Catalogue, o Options) *Registries {
 	return &Registries{c: c, o: o, counter: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{}}
 }
 
