@@ -168,11 +168,14 @@ func writePlanTable(w io.Writer, out planOutput) {
 		}
 		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
 		for _, o := range m.Observations {
-			floor := ""
-			if !o.Floor {
-				floor = " (not running: not a floor)"
+			label, note := "running", ""
+			switch {
+			case !o.Floor:
+				label, note = "created", " (created, never started: not a floor)"
+			case o.State != "" && o.State != "running" && o.State != "paused" && o.State != "restarting":
+				label, note = "stopped", " ("+o.State+": a floor all the same)"
 			}
-			fmt.Fprintf(w, "  %-8s %s %s%s\n", "running", o.Host+"/"+o.Container, describeSeen(o), floor)
+			fmt.Fprintf(w, "  %-8s %s %s%s\n", label, o.Host+"/"+o.Container, describeSeen(o), note)
 		}
 		for _, miss := range m.Missing {
 			fmt.Fprintf(w, "  running  %s: not found\n", miss)
