@@ -128,7 +128,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		}
 		where := c.Workload + "/" + c.Name
 		img := containerImage(m.Image, s, c)
-		g := key{hostName, where + "\x00" + cmp.Or(c.ImageID, img.Digest, c.Image)}
+		g := key{hostName, where + "\x00" + cmp.Or(img.ImageID, img.Digest, c.Image)}
 		i, ok := group[g]
 		if !ok {
 			i = len(obs)
@@ -248,8 +248,15 @@ func target(m *catalogue.Module, ro catalogue.RunsOn) string {
 // containerImage turns what a host says of a container's image into an
 // image.Image of the module's repository. The image ID is kept as such and
 // never taken for a registry digest.
+//
+// A container read from the template of a workload scaled to zero has no
+// image ID (its ImageID is the template's reference): only its reference
+// is kept.
 func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image {
 	img := image.Image{Repository: repo, ImageID: c.ImageID}
+	if c.State == StateScaledToZero {
+		img.ImageID = ""
+	}
 	if c.Image != "" && !strings.HasPrefix(c.Image, "sha256:") {
 		if ref, err := name.ParseReference(c.Image); err == nil {
 			switch r := ref.(type) {
