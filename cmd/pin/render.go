@@ -67,6 +67,10 @@ type observationOutput struct {
 	ImageID   string `json:"image_id,omitempty"`
 	Version   string `json:"version,omitempty"`
 	Created   string `json:"created,omitempty"`
+	// Replicas and Pods are, on Kubernetes, how many pods of the workload
+	// run this image and which: the plan shows them, the lock does not.
+	Replicas int      `json:"replicas,omitempty"`
+	Pods     []string `json:"pods,omitempty"`
 }
 
 type refusalOutput struct {
@@ -91,7 +95,8 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
 			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
-				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created)})
+				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created),
+				Replicas: o.Replicas, Pods: o.Pods})
 		}
 		if r := d.Refusal; r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
@@ -172,7 +177,10 @@ func writePlanTable(w io.Writer, out planOutput) {
 			if !o.Floor {
 				floor = " (not running: not a floor)"
 			}
-			fmt.Fprintf(w, "  %-8s %s %s%s\n", "running", o.Host+"/"+o.Container, describeSeen(o), floor)
+			fmt.Fprintf(w, "  %-8s %s %s%s%s\n", "running", o.Host+"/"+o.Container, replicasText(o), describeSeen(o), floor)
+			if len(o.Pods) > 0 {
+				fmt.Fprintf(w, "  %-8s %s\n", "", "pods "+strings.Join(o.Pods, ", "))
+			}
 		}
 		for _, miss := range m.Missing {
 			fmt.Fprintf(w, "  running  %s: not found\n", miss)
@@ -226,6 +234,14 @@ func describeSeen(o observationOutput) string {
 		ref = refText(o.Tag, "") + " image ID " + image.Short(o.ImageID) + " (no registry digest)"
 	}
 	return strings.TrimSpace(ref + " " + facts(o.Version, o.Created))
+}
+
+// replicasText is "2 × " for replicas of a workload, "" off Kubernetes.
+func replicasText(o observationOutput) string {
+	if o.Replicas == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d × ", o.Replicas)
 }
 
 func refText(tag, digest string) string {
