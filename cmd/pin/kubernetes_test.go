@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -282,6 +284,64 @@ module "forge" {
 	}
 	// The entry's observation changed, its image did not (the bytes above
 	// say so): the plan says update, for the observation line alone.
+}
+
+// TestKubernetesIndexAndManifest: one node's runtime reports the index
+// digest a replica runs, another's the digest of its platform manifest
+// (docker-pullable://…). The images carry no version and no build date, so
+// only their content can order them: the exact pin of the index is the
+// same image as both replicas, and the lock records the index's platforms.
+func TestKubernetesIndexAndManifest(t *testing.T) {
+	reg := testenv.Registry(t)
+	kc := testenv.Kubernetes(t)
+	repo := fmt.Sprintf("%s/e2e/kube-index-%d", reg, time.Now().UnixNano())
+	amd64 := testimage.Platform{OS: "linux", Architecture: "amd64"}
+	arm64 := testimage.Platform{OS: "linux", Architecture: "arm64"}
+	imgAMD := testimage.Build(t, testimage.Options{Content: "x", Platform: amd64})
+	imgARM := testimage.Build(t, testimage.Options{Content: "x", Platform: arm64})
+	index := testimage.Push(t, repo+":stable", testimage.Index(t, map[testimage.Platform]v1.Image{amd64: imgAMD, arm64: imgARM})).DigestStr()
+	manifest, err := imgAMD.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	k := kubeClient(t, kc)
+	ns := k.namespace(t)
+	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.runningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":stable", repo+"@"+index)
+	k.runningPod(t, ns, "forgejo-59f7c-bbbbb", rs, repo+":stable", "docker-pullable://"+repo+"@"+manifest.String())
+	dir := t.TempDir()
+	cat := fmt.Sprintf(`host "prod" {
+  kubernetes = { kubeconfig = %q, namespace = %q }
+}
+
+module "forge" {
+  image  = %q
+  policy = "exact"
+  pin    = "stable@%s"
+  runs_on "prod" { workload = "deployment/forgejo" }
+}
+`, kc, ns, repo, index)
+	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := pin(t, dir, "resolve", "--cache-dir="+filepath.Join(dir, "cache"))
+	if r.code != 0 {
+		t.Fatalf("resolve: exit %d, want the pin kept: both replicas run its content\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	locked, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	// The other way round: the pin names the platform manifest, a replica
+	// runs the index (its platforms read from the registry).
+	os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(strings.Replace(cat, "stable@"+index, "stable@"+manifest.String(), 1)), 0o644)
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	if r := pin(t, dir, "resolve", "--cache-dir="+filepath.Join(dir, "cache")); r.code != 0 {
+		t.Fatalf("resolve with the manifest pinned: exit %d, want the pin kept\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{`\n  digest += "` + index + `"`, `"linux/amd64" = "` + manifest.String() + `"`, `\n    digest += "` + manifest.String() + `"`} {
+		if !regexp.MustCompile(want).Match(locked) {
+			t.Errorf("lock lacks %s:\n%s", want, locked)
+		}
+	}
 }
 
 // kube stands in for a Deployment's controllers and the kubelet on the
