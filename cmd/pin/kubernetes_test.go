@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
@@ -341,6 +342,95 @@ module "forge" {
 		if !regexp.MustCompile(want).Match(locked) {
 			t.Errorf("lock lacks %s:\n%s", want, locked)
 		}
+	}
+}
+
+// TestKubernetesNotFloors: what a cluster shows but nothing runs as the
+// workload is reported, never a floor. A Deployment scaled to zero whose
+// template names a newer image than the exact pin, and a kubectl debug
+// container (another image) beside a replica on the pin: pin resolve keeps
+// the pin, records neither in the lock, and the plan says why.
+func TestKubernetesNotFloors(t *testing.T) {
+	reg := testenv.Registry(t)
+	kc := testenv.Kubernetes(t)
+	repo := fmt.Sprintf("%s/e2e/kube-idle-%d", reg, time.Now().UnixNano())
+	build := func(v, date string) string {
+		created, _ := time.Parse("2006-01-02", date)
+		img := testimage.Build(t, testimage.Options{Content: v, Created: created,
+			Labels: map[string]string{"org.opencontainers.image.version": v}})
+		return testimage.Push(t, repo+":"+v, img).DigestStr()
+	}
+	oldDigest := build("1.22.6", "2024-12-12")
+	build("1.27.3", "2026-09-01")
+
+	k := kubeClient(t, kc)
+	ns := k.namespace(t)
+	ctx := context.Background()
+	// Scaled to zero: its template names 1.27.3; no pod runs it.
+	zero := int32(0)
+	labels := map[string]string{"app": "idle"}
+	if _, err := k.cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "idle"},
+		Spec: appsv1.DeploymentSpec{Replicas: &zero, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "idle", Image: repo + ":1.27.3"}}}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A replica on the pin, and a debug container added to it.
+	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.runningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":1.22.6", repo+"@"+oldDigest)
+	p, err := k.cs.CoreV1().Pods(ns).Get(ctx, "forgejo-59f7c-aaaaa", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busybox := "sha256:" + strings.Repeat("b", 64)
+	p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-x1",
+		Image: "registry.example.org/tools/busybox:1", TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent}}}
+	if p, err = k.cs.CoreV1().Pods(ns).UpdateEphemeralContainers(ctx, p.Name, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "debugger-x1", Image: "registry.example.org/tools/busybox:1",
+		ImageID: "registry.example.org/tools/busybox@" + busybox, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
+	if _, err := k.cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	cat := fmt.Sprintf(`host "prod" {
+  kubernetes = { kubeconfig = %q, namespace = %q }
+}
+
+module "forge" {
+  image  = %q
+  policy = "exact"
+  pin    = "1.22.6@%s"
+  runs_on "prod" { workload = "deployment/forgejo" }
+}
+
+module "idle" {
+  image  = %q
+  policy = "exact"
+  pin    = "1.22.6@%s"
+  runs_on "prod" { workload = "deployment/idle" }
+}
+`, kc, ns, repo, oldDigest, repo, oldDigest)
+	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := pin(t, dir, "resolve", "--cache-dir="+filepath.Join(dir, "cache"))
+	if r.code != 0 {
+		t.Fatalf("resolve: exit %d, want the pins kept\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"prod/deployment/idle/idle 1.27.3 (scaled to zero: nothing runs it, not a floor)",
+		"prod/deployment/forgejo/debugger-x1 1 × 1@" + image.Short(busybox) + " (ephemeral debug container: not a floor)",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	locked, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	if bytes.Contains(locked, []byte("debugger")) || bytes.Contains(locked, []byte("deployment/idle")) {
+		t.Errorf("the lock records what is not a floor:\n%s", locked)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -174,7 +175,13 @@ func writePlanTable(w io.Writer, out planOutput) {
 		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
 		for _, o := range m.Observations {
 			floor := ""
-			if !o.Floor {
+			switch {
+			case o.Floor:
+			case o.State == observe.StateScaledToZero:
+				floor = " (scaled to zero: nothing runs it, not a floor)"
+			case strings.HasPrefix(o.State, observe.EphemeralPrefix):
+				floor = " (ephemeral debug container: not a floor)"
+			default:
 				floor = " (not running: not a floor)"
 			}
 			fmt.Fprintf(w, "  %-8s %s %s%s%s\n", "running", o.Host+"/"+o.Container, replicasText(o), describeSeen(o), floor)
@@ -230,7 +237,7 @@ func describeLocked(i *imageOutput) string {
 
 func describeSeen(o observationOutput) string {
 	ref := refText(o.Tag, o.Digest)
-	if o.Digest == "" {
+	if o.Digest == "" && o.ImageID != "" {
 		ref = refText(o.Tag, "") + " image ID " + image.Short(o.ImageID) + " (no registry digest)"
 	}
 	return strings.TrimSpace(ref + " " + facts(o.Version, o.Created))
