@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -325,7 +326,7 @@ func (dc *decider) describeWin(what string, img image.Image, dg *Refusal) (strin
 			rule = res.Rule
 		}
 	}
-	s := what + "; " + strings.Join(parts, "; ")
+	s := what + "; " + strings.Join(slices.Compact(parts), "; ")
 	if dg != nil {
 		s += dc.allowedText()
 	}

@@ -165,13 +165,17 @@ const (
 	Deployment  WorkloadKind = "deployment"
 	StatefulSet WorkloadKind = "statefulset"
 	DaemonSet   WorkloadKind = "daemonset"
+	// CronJob names the pods of every Job a CronJob started; Job those of
+	// one Job that no CronJob owns.
+	CronJob WorkloadKind = "cronjob"
+	Job     WorkloadKind = "job"
 	// Pod names one pod, whatever owns it.
 	Pod WorkloadKind = "pod"
 )
 
 // WorkloadKinds are the kinds a runs_on workload may name, in the order
 // documentation names them.
-var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, Pod}
+var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, CronJob, Job, Pod}
 
 // Module returns the module with the given name, or nil.
 func (c *Catalogue) Module(name string) *Module {
