@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,7 +80,8 @@ func reads(t *testing.T, opts RemoteOptions, repo, tag, digest string) {
 
 // refusesTLS checks that opts fail with a TLSError of kind naming the
 // registry, twice, with one handshake's requests at most: the failure
-// lasts for the run.
+// lasts for the run. (On loopback the plain-http fallback's 400 alone
+// would keep it; TestTLSErrorsLast shows that a TLSError lasts anywhere.)
 func refusesTLS(t *testing.T, opts RemoteOptions, repo string, kind TLSKind) *Counter {
 	t.Helper()
 	c := NewCounter(remote.DefaultTransport)
@@ -179,4 +182,24 @@ func TestRemoteClientCertRegistry(t *testing.T) {
 		testenv.WriteFiles(t, filepath.Join(certs, addr), map[string][]byte{"ca.crt": ca, "client.key": testenv.ReadFile(t, dir, "key.pem")})
 		refusesTLS(t, RemoteOptions{Host: addr, CertsDir: certs}, repo, TLSFilesBad)
 	})
+}
+
+// TestTLSErrorsLast: a TLS failure pin recognises is kept for the run,
+// while the bare x509 error under it (what a registry off loopback, with
+// no plain-http fallback, would give alone) would be tried again.
+func TestTLSErrorsLast(t *testing.T) {
+	t.Parallel()
+	bare := &url.Error{Op: "Get", URL: "https://registry.example.org/v2/", Err: x509.UnknownAuthorityError{}}
+	if lasting(bare) {
+		t.Fatalf("a bare x509 error lasts: the test below shows nothing")
+	}
+	s := tlsSetup{}
+	err := s.explain("registry.example.org", "", bare)
+	var te *TLSError
+	if !errors.As(err, &te) || te.Kind != TLSUnknownCA {
+		t.Fatalf("explain: %v, want a TLSError of unknown CA", err)
+	}
+	if !lasting(fmt.Errorf("reaching registry.example.org: %w", err)) {
+		t.Errorf("a TLSError does not last")
+	}
 }
