@@ -58,9 +58,9 @@ func (e *DiagnosticsError) Error() string {
 	return fmt.Sprintf("lockfile %s cannot be read", e.Path)
 }
 
-// loadFiles loads the catalogue and the previous lock. A catalogue's
+// LoadFiles loads the catalogue and the previous lock. A catalogue's
 // warnings come back with it; errors in either are a *DiagnosticsError.
-func loadFiles(catPath, lockPath string) (*catalogue.Catalogue, hcl.Diagnostics, *lock.Lock, []byte, error) {
+func LoadFiles(catPath, lockPath string) (*catalogue.Catalogue, hcl.Diagnostics, *lock.Lock, []byte, error) {
 	cat, diags := catalogue.Load(catPath)
 	if diags.HasErrors() {
 		return nil, nil, nil, nil, &DiagnosticsError{What: "catalogue", Path: catPath, Files: cat.Files, Diagnostics: diags}
@@ -79,7 +79,7 @@ func loadFiles(catPath, lockPath string) (*catalogue.Catalogue, hcl.Diagnostics,
 // here. The error is a *DiagnosticsError for bad files and an
 // *UnknownHostError for a host the catalogue lacks.
 func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
-	cat, warnings, old, oldBytes, err := loadFiles(r.Catalogue, r.Lock)
+	cat, warnings, old, oldBytes, err := LoadFiles(r.Catalogue, r.Lock)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,7 +107,7 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 		Lock:       old,
 		LockBytes:  oldBytes,
 		Observed:   observe.Hosts(ctx, hosts),
-		Registries: newRegistries(cat, r.Options),
+		Registries: NewRegistries(cat, r.Options),
 	}, warnings, nil
 }
 
