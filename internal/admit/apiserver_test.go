@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/enforce"
@@ -206,6 +207,20 @@ module "forge" {
 		t.Errorf("a Deployment no module takes over was refused: %v", err)
 	}
 
+	// A caBundle that did not sign the webhook's certificate: the API
+	// server cannot call it, and failurePolicy Fail refuses.
+	otherCA, _, _ := testCA(t, t.TempDir())
+	setWebhook(t, whs, whName, func(w *admissionregistrationv1.ValidatingWebhook) { w.ClientConfig.CABundle = otherCA })
+	var errCert error
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if errCert = update("forgejo", repo+":1.28.0", nil); errCert != nil {
+			break
+		}
+	}
+	if errCert == nil || !strings.Contains(errCert.Error(), "x509: certificate signed by unknown authority") {
+		t.Errorf("bad certificate, failurePolicy Fail: %v", errCert)
+	}
+
 	// The webhook stops: the API server applies failurePolicy.
 	hs.Close()
 	stopped = true
@@ -213,15 +228,8 @@ module "forge" {
 	if err == nil || !strings.Contains(err.Error(), `failed calling webhook "images.pin.dev"`) {
 		t.Errorf("webhook down, failurePolicy Fail: %v", err)
 	}
-	cur, err := whs.Get(ctx, whName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ignore := admissionregistrationv1.Ignore
-	cur.Webhooks[0].FailurePolicy = &ignore
-	if _, err := whs.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setWebhook(t, whs, whName, func(w *admissionregistrationv1.ValidatingWebhook) { w.FailurePolicy = &ignore })
 	var errIgnore error
 	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		if errIgnore = update("forgejo", repo+":1.22.6", nil); errIgnore == nil {
@@ -230,6 +238,19 @@ module "forge" {
 	}
 	if errIgnore != nil {
 		t.Errorf("webhook down, failurePolicy Ignore: %v", errIgnore)
+	}
+}
+
+// setWebhook changes the registered webhook.
+func setWebhook(t *testing.T, whs admissionregistrationv1client.ValidatingWebhookConfigurationInterface, name string, change func(*admissionregistrationv1.ValidatingWebhook)) {
+	t.Helper()
+	cur, err := whs.Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(&cur.Webhooks[0])
+	if _, err := whs.Update(context.Background(), cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
