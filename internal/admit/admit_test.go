@@ -49,7 +49,9 @@ type fakeRegistry struct {
 	calls int
 }
 
-func (f *fakeRegistry) Tags(context.Context, string) ([]string, error) { return nil, errors.New("not asked") }
+func (f *fakeRegistry) Tags(context.Context, string) ([]string, error) {
+	return nil, errors.New("not asked")
+}
 func (f *fakeRegistry) Image(_ context.Context, _, ref, _ string) (image.Image, error) {
 	f.calls++
 	if f.err != nil {

@@ -257,5 +257,3 @@ func cleanDir(t *testing.T, dir string) {
 		t.Logf("removing %s: %v", dir, err)
 	}
 }
-
-

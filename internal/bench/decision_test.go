@@ -192,4 +192,3 @@ func BenchmarkAuthzWarm(b *testing.B) {
 	decide(0)
 	measure(b, decide)
 }
-
