@@ -167,19 +167,21 @@ func TestReviewUndecided(t *testing.T) {
 		{"registry down, Ignore", hostFunc(cluster), broken, Ignore, "connection refused"},
 		{"cluster hangs, Fail", hung, &fakeRegistry{}, Fail, "context deadline exceeded"},
 	} {
-		s := testServer(t, tt.h, tt.reg)
-		s.FailurePolicy = tt.policy
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		r := s.Review(ctx, request("Deployment", "UPDATE", deployment("1.28.0.1", 1), deployment("1.27.3", 1)))
-		cancel()
-		text, _ := json.Marshal(r)
-		says := "failurePolicy Fail: denied"
-		if tt.policy == Ignore {
-			says = "failurePolicy Ignore: allowed unchecked"
-		}
-		if r.Allowed != (tt.policy == Ignore) || !strings.Contains(string(text), tt.want) || !strings.Contains(string(text), says) ||
-			!strings.Contains(string(text), "pin could not decide") {
-			t.Errorf("%s: %s", tt.name, text)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			s := testServer(t, tt.h, tt.reg)
+			s.FailurePolicy = tt.policy
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			r := s.Review(ctx, request("Deployment", "UPDATE", deployment("1.28.0.1", 1), deployment("1.27.3", 1)))
+			cancel()
+			text, _ := json.Marshal(r)
+			says := "failurePolicy Fail: denied"
+			if tt.policy == Ignore {
+				says = "failurePolicy Ignore: allowed unchecked"
+			}
+			if r.Allowed != (tt.policy == Ignore) || !strings.Contains(string(text), tt.want) || !strings.Contains(string(text), says) ||
+				!strings.Contains(string(text), "pin could not decide") {
+				t.Errorf("%s: %s", tt.name, text)
+			}
+		})
 	}
 }
