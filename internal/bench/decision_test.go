@@ -34,6 +34,16 @@ import (
 // and a catalogue whose module forge takes both over.
 type fixture struct {
 	dir, repo string
+	digests   map[string]string
+}
+
+// digest is the digest pushed for tag.
+func (f fixture) digest(b *testing.B, tag string) string {
+	d, ok := f.digests[tag]
+	if !ok {
+		b.Fatalf("no image %s", tag)
+	}
+	return d
 }
 
 func newFixture(b *testing.B) fixture {
@@ -94,7 +104,7 @@ module "forge" {
 	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return fixture{dir: dir, repo: repo}
+	return fixture{dir: dir, repo: repo, digests: digests}
 }
 
 // enforcer loads the fixture with an empty cache of its own.
@@ -112,13 +122,16 @@ func (f fixture) enforcer(b *testing.B) *enforce.Enforcer {
 }
 
 // review is an UPDATE of Deployment forgejo from 1.27.3 to 1.28.0.
-func (f fixture) review() []byte {
+func (f fixture) review() []byte { return f.reviewTo("1.28.0") }
+
+// reviewTo is an UPDATE of Deployment forgejo from 1.27.3 to tag.
+func (f fixture) reviewTo(tag string) []byte {
 	obj := func(tag string) string {
 		return fmt.Sprintf(`{"metadata":{"name":"forgejo","namespace":"apps"},"spec":{"selector":{"matchLabels":{"app":"forgejo"}},
 "template":{"metadata":{"labels":{"app":"forgejo"}},"spec":{"containers":[{"name":"forgejo","image":"%s:%s"}]}}}}`, f.repo, tag)
 	}
 	return fmt.Appendf(nil, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"apps","version":"v1","kind":"Deployment"},
-"namespace":"apps","name":"forgejo","operation":"UPDATE","object":%s,"oldObject":%s}}`, obj("1.28.0"), obj("1.27.3"))
+"namespace":"apps","name":"forgejo","operation":"UPDATE","object":%s,"oldObject":%s}}`, obj(tag), obj("1.27.3"))
 }
 
 // measure runs one decision per iteration and reports the 50th and 99th
