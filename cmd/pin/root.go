@@ -94,6 +94,8 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		return nil
 	}
 	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s))
+	root.AddCommand(newAdmitCmd(g, s))
+	root.AddCommand(newAuthzCmd(g, s))
 	return root
 }
 
