@@ -18,8 +18,8 @@ import (
 // locked image; the override accepts a downgrade, not for a one_way
 // module without its restore.
 func TestJudge(t *testing.T) {
-	newer, older := word(repo, "1.27.3/2026-09-01"), word(repo, "1.22.6/2024-12-12")
-	reg := newFakeRegistry(repo, "1.27.3/2026-09-01", "1.22.6/2024-12-12", "1.28.0/2026-10-01", "nightly", "1.20.0/2024-01-01")
+	newer, older := word(repo, "1.27.3/2026-09-01+1.27.3"), word(repo, "1.22.6/2024-12-12+1.22.6")
+	reg := newFakeRegistry(repo, "1.27.3/2026-09-01+1.27.3", "1.22.6/2024-12-12+1.22.6", "1.28.0/2026-10-01+1.28.0", "nightly", "1.20.0/2024-01-01+1.20.0")
 	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"prod": clusterSnapshot(newer, older)}}
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning,
 		RunsOn: []catalogue.RunsOn{{Host: "prod", Workload: "deployment/svc", Container: "svc"}}}
@@ -40,8 +40,8 @@ func TestJudge(t *testing.T) {
 		t.Fatalf("1.22.6 over 1.27.3: %+v", j)
 	}
 	msg := j.Refusal.Error()
-	for _, want := range []string{`module "svc": refusing a downgrade: the new image 1.22.6`, "older than what prod/svc-7c9f-a/svc runs",
-		`ordered by rule "created"`, "to run what prod/svc-7c9f-a/svc runs, deploy " + repo + ":stable@" + newer.Digest, `pin.dev/allow-downgrade`} {
+	for _, want := range []string{`module "svc": refusing a downgrade: the new image 1.22.6`, "older than what prod/deployment/svc/svc runs",
+		`ordered by rule "version"`, "to run what prod/deployment/svc/svc runs, deploy " + repo + ":stable@" + newer.Digest, `pin.dev/allow-downgrade`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal lacks %q:\n%s", want, msg)
 		}
