@@ -17,9 +17,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/testenv"
@@ -48,12 +45,12 @@ func TestKubernetesEndToEnd(t *testing.T) {
 	oldDigest := build("1.22.6", "2024-12-12")
 	newDigest := build("1.27.3", "2026-09-01")
 
-	k := kubeClient(t, kc)
-	ns := k.namespace(t)
-	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
-	k.runningPod(t, ns, "forgejo-59f7c-old11", rs, repo+":1.22.6", repo+"@"+oldDigest)
-	k.runningPod(t, ns, "forgejo-59f7c-new22", rs, repo+":1.27.3", repo+"@"+newDigest)
-	k.runningPod(t, ns, "forgejo-59f7c-new33", rs, repo+":stable", "docker-pullable://"+repo+"@"+newDigest)
+	k := testenv.NewCluster(t, kc)
+	ns := k.Namespace(t, "pin-e2e")
+	rs := k.Deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.RunningPod(t, ns, "forgejo-59f7c-old11", rs, repo+":1.22.6", repo+"@"+oldDigest)
+	k.RunningPod(t, ns, "forgejo-59f7c-new22", rs, repo+":1.27.3", repo+"@"+newDigest)
+	k.RunningPod(t, ns, "forgejo-59f7c-new33", rs, repo+":stable", "docker-pullable://"+repo+"@"+newDigest)
 
 	dir := t.TempDir()
 	writeCat := func(policy, extra, hostAttr string) {
@@ -194,12 +191,12 @@ func TestKubernetesRolloutRestart(t *testing.T) {
 		Labels: map[string]string{"org.opencontainers.image.version": "1.27.3"}})
 	digest := testimage.Push(t, repo+":1.27.3", img).DigestStr()
 
-	k := kubeClient(t, kc)
-	ns := k.namespace(t)
-	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k := testenv.NewCluster(t, kc)
+	ns := k.Namespace(t, "pin-e2e")
+	rs := k.Deployment(t, ns, "forgejo", "forgejo-59f7c")
 	before := []string{"forgejo-59f7c-aaaaa", "forgejo-59f7c-bbbbb", "forgejo-59f7c-ccccc"}
 	for _, p := range before {
-		k.runningPod(t, ns, p, rs, repo+":1.27.3", repo+"@"+digest)
+		k.RunningPod(t, ns, p, rs, repo+":1.27.3", repo+"@"+digest)
 	}
 	dir := t.TempDir()
 	cat := fmt.Sprintf(`host "prod" {
@@ -232,15 +229,15 @@ module "forge" {
 	// kubectl rollout restart, and a scale to 2: every pod replaced.
 	ctx := context.Background()
 	for _, p := range before {
-		if err := k.cs.CoreV1().Pods(ns).Delete(ctx, p, metav1.DeleteOptions{}); err != nil {
+		if err := k.CS.CoreV1().Pods(ns).Delete(ctx, p, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rs2 := k.replicaSet(t, ns, "forgejo", "forgejo-7d8e9")
+	rs2 := k.ReplicaSet(t, ns, "forgejo", "forgejo-7d8e9")
 	after := []string{"forgejo-7d8e9-xxxxx", "forgejo-7d8e9-yyyyy"}
-	k.runningPod(t, ns, after[0], rs2, repo+":1.27.3", repo+"@"+digest)
+	k.RunningPod(t, ns, after[0], rs2, repo+":1.27.3", repo+"@"+digest)
 	// Another node's runtime reports the digest the dockershim way.
-	k.runningPod(t, ns, after[1], rs2, repo+":1.27.3", "docker-pullable://"+repo+"@"+digest)
+	k.RunningPod(t, ns, after[1], rs2, repo+":1.27.3", "docker-pullable://"+repo+"@"+digest)
 
 	r := pin(t, dir, "resolve", "--check", "--format", "json", cache)
 	if r.code != 0 {
@@ -306,11 +303,11 @@ func TestKubernetesIndexAndManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	k := kubeClient(t, kc)
-	ns := k.namespace(t)
-	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
-	k.runningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":stable", repo+"@"+index)
-	k.runningPod(t, ns, "forgejo-59f7c-bbbbb", rs, repo+":stable", "docker-pullable://"+repo+"@"+manifest.String())
+	k := testenv.NewCluster(t, kc)
+	ns := k.Namespace(t, "pin-e2e")
+	rs := k.Deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.RunningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":stable", repo+"@"+index)
+	k.RunningPod(t, ns, "forgejo-59f7c-bbbbb", rs, repo+":stable", "docker-pullable://"+repo+"@"+manifest.String())
 	dir := t.TempDir()
 	cat := fmt.Sprintf(`host "prod" {
   kubernetes = { kubeconfig = %q, namespace = %q }
@@ -363,34 +360,34 @@ func TestKubernetesNotFloors(t *testing.T) {
 	oldDigest := build("1.22.6", "2024-12-12")
 	build("1.27.3", "2026-09-01")
 
-	k := kubeClient(t, kc)
-	ns := k.namespace(t)
+	k := testenv.NewCluster(t, kc)
+	ns := k.Namespace(t, "pin-e2e")
 	ctx := context.Background()
 	// Scaled to zero: its template names 1.27.3; no pod runs it.
 	zero := int32(0)
 	labels := map[string]string{"app": "idle"}
-	if _, err := k.cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "idle"},
+	if _, err := k.CS.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "idle"},
 		Spec: appsv1.DeploymentSpec{Replicas: &zero, Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "idle", Image: repo + ":1.27.3"}}}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// A replica on the pin, and a debug container added to it.
-	rs := k.deployment(t, ns, "forgejo", "forgejo-59f7c")
-	k.runningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":1.22.6", repo+"@"+oldDigest)
-	p, err := k.cs.CoreV1().Pods(ns).Get(ctx, "forgejo-59f7c-aaaaa", metav1.GetOptions{})
+	rs := k.Deployment(t, ns, "forgejo", "forgejo-59f7c")
+	k.RunningPod(t, ns, "forgejo-59f7c-aaaaa", rs, repo+":1.22.6", repo+"@"+oldDigest)
+	p, err := k.CS.CoreV1().Pods(ns).Get(ctx, "forgejo-59f7c-aaaaa", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	busybox := "sha256:" + strings.Repeat("b", 64)
 	p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-x1",
 		Image: "registry.example.org/tools/busybox:1", TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent}}}
-	if p, err = k.cs.CoreV1().Pods(ns).UpdateEphemeralContainers(ctx, p.Name, p, metav1.UpdateOptions{}); err != nil {
+	if p, err = k.CS.CoreV1().Pods(ns).UpdateEphemeralContainers(ctx, p.Name, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "debugger-x1", Image: "registry.example.org/tools/busybox:1",
 		ImageID: "registry.example.org/tools/busybox@" + busybox, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
-	if _, err := k.cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+	if _, err := k.CS.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -432,96 +429,4 @@ module "idle" {
 	if bytes.Contains(locked, []byte("debugger")) || bytes.Contains(locked, []byte("deployment/idle")) {
 		t.Errorf("the lock records what is not a floor:\n%s", locked)
 	}
-}
-
-// kube stands in for a Deployment's controllers and the kubelet on the
-// test cluster: it creates the ReplicaSet and pods a controller would, and
-// reports pods' status as a kubelet would.
-type kube struct{ cs *kubernetes.Clientset }
-
-func kubeClient(t *testing.T, kubeconfig string) kube {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kube{cs}
-}
-
-func (k kube) namespace(t *testing.T) string {
-	t.Helper()
-	name := fmt.Sprintf("pin-e2e-%d", time.Now().UnixNano()%1e9)
-	if _, err := k.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return name
-}
-
-// deployment creates a Deployment and the ReplicaSet it owns.
-func (k kube) deployment(t *testing.T, ns, name, rsName string) *appsv1.ReplicaSet {
-	t.Helper()
-	ctx := context.Background()
-	labels := map[string]string{"app": name}
-	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "registry.example.org/placeholder:1"}}}}
-	sel := &metav1.LabelSelector{MatchLabels: labels}
-	d, err := k.cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.DeploymentSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := k.cs.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: rsName, OwnerReferences: controlledBy("Deployment", d.Name, d.UID)},
-		Spec:       appsv1.ReplicaSetSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
-
-// replicaSet creates a ReplicaSet of the Deployment named deployment, as
-// its controller does on a rollout.
-func (k kube) replicaSet(t *testing.T, ns, deployment, rsName string) *appsv1.ReplicaSet {
-	t.Helper()
-	ctx := context.Background()
-	d, err := k.cs.AppsV1().Deployments(ns).Get(ctx, deployment, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := k.cs.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: rsName, OwnerReferences: controlledBy("Deployment", d.Name, d.UID)},
-		Spec:       appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
-
-// runningPod creates a pod of rs whose one container runs image, and
-// reports it running imageID.
-func (k kube) runningPod(t *testing.T, ns, name string, rs *appsv1.ReplicaSet, image, imageID string) {
-	t.Helper()
-	ctx := context.Background()
-	c := rs.Spec.Template.Spec.Containers[0].Name
-	p, err := k.cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: rs.Spec.Template.Labels, OwnerReferences: controlledBy("ReplicaSet", rs.Name, rs.UID)},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: c, Image: image}}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Status.Phase = corev1.PodRunning
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: c, Image: image, ImageID: imageID, Ready: true,
-		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
-	if _, err := k.cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func controlledBy(kind, name string, uid types.UID) []metav1.OwnerReference {
-	yes := true
-	return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: &yes}}
 }

@@ -15,13 +15,8 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	admissionregistrationv1client "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/source"
@@ -78,11 +73,11 @@ func TestAdmitAgainstAPIServer(t *testing.T) {
 	push("1.28.0", "2026-10-01", true)
 	push("nightly", "", false) // no version, no build date: no order
 
-	k := kubeClient(t, kc)
-	ns := k.namespace(t)
-	rs := k.deployment(t, ns, "forgejo", "forgejo-6d9f")
-	k.runningPod(t, ns, "forgejo-6d9f-aaaaa", rs, repo+":1.27.3", repo+"@"+running)
-	k.deployment(t, ns, "other", "other-5c4b")
+	k := testenv.NewCluster(t, kc)
+	ns := k.Namespace(t, "pin-admit")
+	rs := k.Deployment(t, ns, "forgejo", "forgejo-6d9f")
+	k.RunningPod(t, ns, "forgejo-6d9f-aaaaa", rs, repo+":1.27.3", repo+"@"+running)
+	k.Deployment(t, ns, "other", "other-5c4b")
 
 	dir := t.TempDir()
 	cat := fmt.Sprintf(`host "prod" {
@@ -147,7 +142,7 @@ module "forge" {
 			TimeoutSeconds:          &timeout,
 			AdmissionReviewVersions: []string{"v1"},
 		}}}
-	whs := k.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	whs := k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 	if _, err := whs.Create(ctx, wh, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +151,13 @@ module "forge" {
 	// update sets the Deployment's image (a dry run) and returns the API
 	// server's answer.
 	update := func(name, image string, annotations map[string]string) error {
-		d, err := k.cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		d, err := k.CS.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Spec.Template.Spec.Containers[0].Image = image
 		d.Annotations = annotations
-		_, err = k.cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err = k.CS.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err
 	}
 	// The API server picks the configuration up within a moment.
@@ -173,7 +168,7 @@ module "forge" {
 		}
 	}
 	for _, want := range []string{`admission webhook "images.pin.dev" denied the request`, `pin: container "forgejo": module "forge": refusing a downgrade: the new image 1.22.6`,
-		"older than what prod/forgejo-6d9f-aaaaa/forgejo runs", "version 1.22.6 < 1.27.3", "pin.dev/allow-downgrade"} {
+		"older than what prod/deployment/forgejo/forgejo runs", "version 1.22.6 < 1.27.3", "pin.dev/allow-downgrade"} {
 		if err1 == nil || !strings.Contains(err1.Error(), want) {
 			t.Fatalf("older image: want %q in the refusal, got %v", want, err1)
 		}
@@ -200,7 +195,7 @@ module "forge" {
 	}
 
 	err = update("forgejo", repo+":nightly", nil)
-	if err == nil || !strings.Contains(err.Error(), "cannot be ordered against what prod/forgejo-6d9f-aaaaa/forgejo runs") {
+	if err == nil || !strings.Contains(err.Error(), "cannot be ordered against what prod/deployment/forgejo/forgejo runs") {
 		t.Errorf("unordered image: %v", err)
 	}
 	if err := update("other", repo+":1.22.6", nil); err != nil {
@@ -252,75 +247,4 @@ func setWebhook(t *testing.T, whs admissionregistrationv1client.ValidatingWebhoo
 	if _, err := whs.Update(context.Background(), cur, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// kube stands in for a Deployment's controllers and the kubelet, as in
-// cmd/pin's Kubernetes tests.
-type kube struct{ cs *kubernetes.Clientset }
-
-func kubeClient(t *testing.T, kubeconfig string) kube {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kube{cs}
-}
-
-func (k kube) namespace(t *testing.T) string {
-	t.Helper()
-	name := fmt.Sprintf("pin-admit-%d", time.Now().UnixNano()%1e9)
-	if _, err := k.cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	return name
-}
-
-func (k kube) deployment(t *testing.T, ns, name, rsName string) *appsv1.ReplicaSet {
-	t.Helper()
-	ctx := context.Background()
-	labels := map[string]string{"app": name}
-	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "registry.example.org/placeholder:1"}}}}
-	sel := &metav1.LabelSelector{MatchLabels: labels}
-	d, err := k.cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.DeploymentSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := k.cs.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: rsName, OwnerReferences: controlledBy("Deployment", d.Name, d.UID)},
-		Spec:       appsv1.ReplicaSetSpec{Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
-
-func (k kube) runningPod(t *testing.T, ns, name string, rs *appsv1.ReplicaSet, image, imageID string) {
-	t.Helper()
-	ctx := context.Background()
-	c := rs.Spec.Template.Spec.Containers[0].Name
-	p, err := k.cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: rs.Spec.Template.Labels, OwnerReferences: controlledBy("ReplicaSet", rs.Name, rs.UID)},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: c, Image: image}}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Status.Phase = corev1.PodRunning
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: c, Image: image, ImageID: imageID, Ready: true,
-		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
-	if _, err := k.cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func controlledBy(kind, name string, uid types.UID) []metav1.OwnerReference {
-	yes := true
-	return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: &yes}}
 }
