@@ -87,6 +87,9 @@ func lockImage(m *lock.Module) *imageOutput {
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {
 	out := planOutput{Schema: JSONSchema, Command: command, Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
+		if d.Unselected {
+			continue // "pin resolve MODULE…": the plan is about the named modules
+		}
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
