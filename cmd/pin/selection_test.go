@@ -9,7 +9,7 @@ import (
 
 // block is module name's block in a lock, or "".
 func block(lock, name string) string {
-	return regexp.MustCompile(`(?s)\nmodule "`+regexp.QuoteMeta(name)+`" \{\n.*?\n\}\n`).FindString(lock)
+	return regexp.MustCompile(`(?s)\nmodule "` + regexp.QuoteMeta(name) + `" \{\n.*?\n\}\n`).FindString(lock)
 }
 
 // TestResolveNamedModules: "pin resolve forge" decides forge alone. The
