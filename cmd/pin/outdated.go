@@ -122,7 +122,7 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	prog := &progress{w: s.Err, on: o.Format != "json" && isTerminal(s.Err)}
+	prog := newProgress(s.Err, "outdated", progressOn(s, o.Format), progressDelay)
 	in, err := load(ctx, o.globalOptions, s, "", prog)
 	if err != nil {
 		return err

@@ -285,7 +285,7 @@ func TestOutdatedHostileNames(t *testing.T) {
 // redraws in place and is erased at the end; off, it prints nothing.
 func TestOutdatedProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := &progress{w: &b, on: true}
+	p := newProgress(&b, "outdated", true, 0)
 	p.loaded(&catalogue.Catalogue{Hosts: make([]*catalogue.Host, 2), Modules: make([]*catalogue.Module, 3)})
 	p.hostDone(1, 2)
 	p.hostDone(2, 2)
@@ -296,7 +296,7 @@ func TestOutdatedProgress(t *testing.T) {
 		t.Errorf("progress = %q\nwant       %q", b.String(), want)
 	}
 	b.Reset()
-	off := &progress{w: &b}
+	off := newProgress(&b, "outdated", false, 0)
 	off.hostDone(1, 2)
 	off.moduleDone(1, 3)
 	off.clear()

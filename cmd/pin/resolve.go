@@ -103,7 +103,13 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return err
 	}
 	defer unlock()
-	in, err := load(ctx, o.globalOptions, s, o.FromHost, nil)
+	command := "resolve"
+	if o.FromHost != "" {
+		command = "lock"
+	}
+	prog := newProgress(s.Err, command, progressOn(s, o.Format), progressDelay)
+	defer prog.clear()
+	in, err := load(ctx, o.globalOptions, s, o.FromHost, prog)
 	if err != nil {
 		return err
 	}
@@ -128,7 +134,9 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		Mode:      mode,
 		Host:      o.FromHost,
 		Only:      o.only(),
+		Progress:  prog.moduleDone,
 	})
+	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 	newBytes := lock.Format(plan.Lock())
 	changed := !bytes.Equal(newBytes, in.LockBytes)
@@ -150,10 +158,6 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return withCode(exitInput, err)
 		}
 		written = true
-	}
-	command := "resolve"
-	if o.FromHost != "" {
-		command = "lock"
 	}
 	out := planReport(plan, o.globalOptions, command, changed, written)
 	if err := render(s, o.Format, out); err != nil {
