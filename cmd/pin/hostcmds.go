@@ -33,6 +33,7 @@ catalogue can name as the host's snapshot, for offline use.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "the catalogue host to read")
+	_ = cmd.RegisterFlagCompletionFunc("from-host", completeHost(g))
 	cmd.Flags().StringVar(&o.Snapshot, "snapshot", "", "also write what was read to this snapshot file")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write no lock; exit 1 if it would change")
 	return cmd
@@ -71,7 +72,8 @@ and whether that is an upgrade, the same, a downgrade or unknown, with the
 rule that decided. It exits 0 when every verdict is upgrade or same, and 1
 otherwise: a deployment step calls it as a gate before it replaces a
 container.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completePlanHost(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Host = args[0]
 			return runPlanHost(cmd.Context(), o, s)

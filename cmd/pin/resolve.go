@@ -42,7 +42,8 @@ than what a host runs is refused, and then nothing is written.
 With MODULE arguments, only the named modules are decided (against every
 floor, as always); every other lock entry stays as it is, byte for byte,
 and nothing is asked about those modules.`,
-		Args: cobra.ArbitraryArgs,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeModules(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Modules = args
 			return runResolve(cmd.Context(), o, s)
