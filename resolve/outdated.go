@@ -227,13 +227,14 @@ func (c *checker) running(floors []observe.Observation) {
 			if !o.Running() {
 				runs = "ran (" + o.State + ")"
 			}
+			ran, locked := labels(c.opts, o.Image, *c.locked)
 			switch rs.Order.Cmp {
 			case order.Newer:
 				c.add(StatusBehindRunning, fmt.Sprintf("%s %s %s, newer than the locked %s (%s): taking it over with the lock would be a downgrade%s",
-					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail, c.allowed()))
+					o.Where(), runs, ran, locked, rs.Order.Detail, c.allowed()))
 			case order.Unknown:
 				c.add(StatusUnknownOrder, fmt.Sprintf("what %s %s, %s, cannot be ordered against the locked %s (%s)",
-					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail))
+					o.Where(), runs, ran, locked, rs.Order.Detail))
 			}
 		}
 		c.s.Running = append(c.s.Running, rs)
@@ -242,7 +243,7 @@ func (c *checker) running(floors []observe.Observation) {
 		var parts []string
 		for _, o := range floors {
 			if o.Running() {
-				parts = append(parts, o.Where()+" runs "+short(o.Image))
+				parts = append(parts, o.Where()+" runs "+withDigest(Label(c.opts, o.Image), o.Image))
 			}
 		}
 		c.add(StatusSkew, "hosts run different images: "+strings.Join(parts, "; "))
@@ -345,11 +346,12 @@ func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d 
 	cand := &Candidate{Image: *img, Version: versionOf(c.opts, *img), Created: c.opts.Created(*img)}
 	if c.locked != nil {
 		cand.Order = order.Compare(*img, *c.locked, c.opts)
+		up, locked := labels(c.opts, *img, *c.locked)
 		switch cand.Order.Cmp {
 		case order.Newer:
-			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", up, locked, cand.Order.Detail))
 		case order.Unknown:
-			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", up, locked, cand.Order.Detail))
 		}
 	}
 	c.s.Upstream = cand

@@ -79,7 +79,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		}
 		img.Tag = dc.m.Tag
 		d.candidate = &img
-		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
+		return dc.pick(ctx, &img, "the floating tag", lock.SourceUpstream)
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
 	if err != nil {
@@ -100,7 +100,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	img.Tag = best
 	d.candidate = &img
-	return dc.pick(ctx, &img, fmt.Sprintf("the newest upstream tag of %d matching%s,", n, f.String()), lock.SourceUpstream)
+	return dc.pick(ctx, &img, newestTag(n, f), lock.SourceUpstream)
 }
 
 // rank picks the newest tag that passes the filters and keeps the
@@ -192,4 +192,17 @@ func commonVariant[T any](all []T, v func(T) version.Version) string {
 		}
 	}
 	return best
+}
+
+// newestTag names the upstream candidate in reasons, before Label adds
+// the tag: "the newest upstream tag", with the filters it passed.
+func newestTag(_ int, f Filters) string {
+	return "the newest upstream tag" + matching(f)
+}
+
+func matching(f Filters) string {
+	if fs := f.String(); fs != "" {
+		return " matching" + fs
+	}
+	return ""
 }

@@ -157,7 +157,7 @@ func writeCutover(w io.Writer, out cutoverOutput) {
 		return
 	}
 	for _, it := range out.Items {
-		fmt.Fprintf(w, "%s/%s (module %s): %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict))
+		fmt.Fprintf(w, "%s/%s (module %s): %s %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict), cutoverText(it))
 		fmt.Fprintf(w, "  runs     %s [%s]\n", describeSeen(it.Running), it.State)
 		fmt.Fprintf(w, "  starts   %s\n", describeLocked(it.Locked))
 		if it.Rule != "" {

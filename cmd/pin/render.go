@@ -46,6 +46,7 @@ type moduleOutput struct {
 type imageOutput struct {
 	Image          string            `json:"image"`
 	Tag            string            `json:"tag,omitempty"`
+	Tags           []string          `json:"tags,omitempty"`
 	Digest         string            `json:"digest"`
 	Version        string            `json:"version,omitempty"`
 	Created        string            `json:"created,omitempty"`
@@ -80,7 +81,7 @@ func lockImage(m *lock.Module) *imageOutput {
 	if m == nil {
 		return nil
 	}
-	return &imageOutput{Image: m.Image, Tag: m.Tag, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
+	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
 		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore}
 }
 
@@ -161,7 +162,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 	counts := map[string]int{}
 	for _, m := range out.Modules {
 		counts[m.Change]++
-		fmt.Fprintf(w, "%s (%s): %s\n", m.Name, m.Policy, m.Change)
+		fmt.Fprintf(w, "%s (%s): %s%s\n", m.Name, m.Policy, m.Change, changeText(m))
 		if m.Pin != "" {
 			tag, digest, _ := strings.Cut(m.Pin, "@")
 			if strings.HasPrefix(tag, "sha256:") {
