@@ -28,6 +28,14 @@ const (
 	// catalogue would take the lock back to an older image than a floor
 	// (a pin edited down, an upstream tag moved back).
 	StatusRegression Status = "regression"
+	// StatusDigestGone: the registry no longer serves the locked digest
+	// (a HEAD by digest finds nothing): the next pull of the lock fails.
+	StatusDigestGone Status = "digest-gone"
+	// StatusTagMoved: a locked tag that reads as a full semver version (the
+	// entry's tag, or one of its recorded tags) names another digest now
+	// (a HEAD by tag): upstream re-published it. The lock still pulls its
+	// digest.
+	StatusTagMoved Status = "tag-moved"
 	// StatusUnknownOrder: what a host runs, or the upstream candidate,
 	// cannot be ordered against the lock.
 	StatusUnknownOrder Status = "unknown-order"
@@ -48,7 +56,7 @@ const (
 
 // Statuses lists every status in the order reports give them: the
 // dangerous first.
-var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
+var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusDigestGone, StatusTagMoved, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
 
 func statusRank(s Status) int { return slices.Index(Statuses, s) }
 
@@ -191,6 +199,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	if enrichErr == nil && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
 		c.upstream(ctx, floors, d)
+		c.liveness(ctx)
 	}
 	c.finish()
 	return s
