@@ -309,28 +309,6 @@ func TestOutdatedProgress(t *testing.T) {
 	}
 }
 
-// TestCIExample runs the pin commands of examples/ci/pin.yml on the
-// incident, once resolved: they parse, and pass on an up-to-date fleet.
-func TestCIExample(t *testing.T) {
-	wf, err := os.ReadFile(filepath.Join(repoRoot, "examples/ci/pin.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds := regexp.MustCompile(`(?m)^\s+run: go run \./cmd/pin (.+)$`).FindAllStringSubmatch(string(wf), -1)
-	if len(cmds) != 2 {
-		t.Fatalf("want the resolve --check and outdated steps, found %q", cmds)
-	}
-	dir := incidentDir(t, nil)
-	if r := pin(t, dir, "resolve"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	for _, c := range cmds {
-		if r := pin(t, dir, strings.Fields(c[1])...); r.code != 0 {
-			t.Errorf("%s: exit %d\n%s%s", c[1], r.code, r.stdout, r.stderr)
-		}
-	}
-}
-
 func TestAnnotationEscapes(t *testing.T) {
 	if got := escapeData("100% done\r\nnext"); got != "100%25 done%0D%0Anext" {
 		t.Errorf("escapeData = %q", got)
