@@ -436,7 +436,7 @@ module "forge" {
 		t.Fatalf("after the move: exit %d, statuses %s\n%s", r.code, got, r.stderr)
 	}
 	r = pin(t, dir, "outdated", "--format", "github", cache)
-	if r.code != 1 || !strings.Contains(r.stdout, "::error file=catalogue.hcl,line=5,title=forge%3A behind-running::mesh-1/"+container+" runs stable") {
+	if r.code != 1 || !strings.Contains(r.stdout, "::error file=catalogue.hcl,line=5,title=forge%3A behind-running::mesh-1/"+container+" runs 1.27.3, newer than the locked 1.22.6") {
 		t.Fatalf("github: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
