@@ -76,3 +76,19 @@ func cutoverText(it cutoverItem) string {
 	}
 	return runs + " → " + starts
 }
+
+// refusalWords says a refusal's kind in words for the plan table; the JSON
+// keeps the kind.
+func refusalWords(kind string) string {
+	switch kind {
+	case "downgrade":
+		return "a downgrade"
+	case "unknown-order":
+		return "the order cannot be decided"
+	case "no-registry-digest":
+		return "what runs has no registry digest"
+	case "nothing-to-lock":
+		return "nothing to lock"
+	}
+	return kind
+}

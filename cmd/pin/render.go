@@ -185,7 +185,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 		case m.Error != "":
 			fmt.Fprintf(w, "  error    %s\n", m.Error)
 		case m.Refusal != nil:
-			fmt.Fprintf(w, "  refused  %s\n", m.Refusal.Kind)
+			fmt.Fprintf(w, "  refused  %s (the reason follows the plan)\n", refusalWords(m.Refusal.Kind))
 		case m.New != nil:
 			fmt.Fprintf(w, "  new      %s\n", describeLocked(m.New))
 			won := m.New.Source

@@ -78,6 +78,9 @@ func TestResolveNamedModuleKeepsFloors(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing a downgrade`) {
 		t.Fatalf("exit %d, want 1 and a refusal\n%s", r.code, r.stderr)
 	}
+	if !strings.Contains(r.stdout, "  refused  a downgrade (the reason follows the plan)\n") {
+		t.Errorf("the plan does not say the refusal in words:\n%s", r.stdout)
+	}
 	if readLock(t, dir) != before {
 		t.Error("the lock changed after a refused run")
 	}
