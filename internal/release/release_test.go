@@ -171,10 +171,22 @@ func TestImageRunsIncident(t *testing.T) {
 	if user, err := docker("image", "inspect", "-f", "{{.Config.User}}", pinned); err != nil || strings.TrimSpace(user) != "65532:65532" {
 		t.Errorf("the engine sees user %q (%v)", user, err)
 	}
+	// The working folder: the catalogue, writable by the image's user for
+	// the lock; the examples it names, read-only.
+	work := t.TempDir()
+	cat, err := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "catalogue.hcl"), cat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	run := func(args ...string) (string, error) {
 		base := []string{"run", "--rm", "--network", "none",
-			"--tmpfs", "/work:mode=1777",
-			"-v", filepath.Join(repoRoot, "catalogue.hcl") + ":/work/catalogue.hcl:ro",
+			"-v", work + ":/work",
 			"-v", filepath.Join(repoRoot, "examples") + ":/work/examples:ro",
 			pinned}
 		return docker(append(base, args...)...)
@@ -189,6 +201,14 @@ func TestImageRunsIncident(t *testing.T) {
 	}
 	if out != string(want) {
 		t.Errorf("pin resolve in the image printed\n%s\nwant (cmd/pin/testdata/incident.plan.txt)\n%s", out, want)
+	}
+	lock, err := os.ReadFile(filepath.Join(work, "pin.lock.hcl"))
+	wantLock, _ := os.ReadFile(filepath.Join(repoRoot, "cmd/pin/testdata/incident.lock.hcl"))
+	if err != nil || string(lock) != string(wantLock) {
+		t.Errorf("the lock the image wrote (%v) is not cmd/pin/testdata/incident.lock.hcl:\n%s", err, lock)
+	}
+	if out, err := run("resolve", "--check"); err != nil || !strings.Contains(out, "Plan: 3 unchanged.") {
+		t.Errorf("resolve --check in the image after resolve: %v\n%s", err, out)
 	}
 	if v, err := run("version"); err != nil || !strings.HasPrefix(v, "pin ") {
 		t.Errorf("pin version in the image: %q, %v", v, err)
