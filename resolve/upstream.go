@@ -87,7 +87,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	d.tags, d.listed = tags, true
 	f := moduleFilters(dc.m)
-	best, n := rank(tags, f, dc.obs)
+	best, _ := rank(tags, f, dc.obs)
 	if best == "" {
 		if !slices.ContainsFunc(dc.floors, func(f Floor) bool { return f.Kind == FloorContainer }) {
 			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
@@ -100,7 +100,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	img.Tag = best
 	d.candidate = &img
-	return dc.pick(ctx, &img, newestTag(n, f), lock.SourceUpstream)
+	return dc.pick(ctx, &img, "the newest upstream tag"+matching(f), lock.SourceUpstream)
 }
 
 // rank picks the newest tag that passes the filters and keeps the
@@ -194,12 +194,8 @@ func commonVariant[T any](all []T, v func(T) version.Version) string {
 	return best
 }
 
-// newestTag names the upstream candidate in reasons, before Label adds
-// the tag: "the newest upstream tag", with the filters it passed.
-func newestTag(_ int, f Filters) string {
-	return "the newest upstream tag" + matching(f)
-}
-
+// matching says the filters an upstream tag passed, for reasons:
+// " matching constraint < 1.25", or "" with none.
 func matching(f Filters) string {
 	if fs := f.String(); fs != "" {
 		return " matching" + fs
