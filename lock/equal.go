@@ -41,6 +41,7 @@ func (m *Module) Equal(o *Module) bool {
 		sameText(m.Policy, o.Policy) &&
 		sameText(m.Image, o.Image) &&
 		sameText(m.Tag, o.Tag) &&
+		sameTags(m.Tags, o.Tags) &&
 		sameText(m.Digest, o.Digest) &&
 		sameText(m.Config, o.Config) &&
 		samePlatforms(m.Platforms, o.Platforms) &&
@@ -113,4 +114,14 @@ func samePlatforms(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// sameTags reports whether Format writes the tag lists a and b alike:
+// sorted, each once, so order and repeats do not count; nil and empty
+// alike.
+func sameTags(a, b []string) bool {
+	if slices.Equal(a, b) {
+		return true
+	}
+	return slices.EqualFunc(tagList(a), tagList(b), sameText)
 }

@@ -178,6 +178,9 @@ func editField(t *testing.T, v reflect.Value, f reflect.StructField) {
 		} else {
 			v.Set(reflect.ValueOf(x.Add(time.Second)))
 		}
+	case []string:
+		// One tag more, that no other tag equals.
+		v.Set(reflect.ValueOf(append(slices.Clone(x), "edited~")))
 	case map[string]string:
 		// A new platform: one key more is one line more.
 		m := map[string]string{"linux/riscv64": dA}
@@ -215,6 +218,7 @@ func randomLock(r *rand.Rand) *Lock {
 			Policy:         pick("exact", "at-least-running", "track-upstream"),
 			Image:          fmt.Sprintf("registry.example.org/app-%d", name),
 			Tag:            maybe(pick("1.0", "v1.2", "latest")),
+			Tags:           [][]string{nil, {"1.0"}, {"latest", "1.0"}, {"1.0", "1.0"}}[r.IntN(4)],
 			Digest:         pick(dA, dB, dC),
 			Config:         maybe(pick(dA, dB, dC)),
 			Version:        maybe(pick("1.0.0", "1.2.0")),

@@ -40,6 +40,9 @@ func Format(l *Lock) []byte {
 		run.add("policy", m.Policy)
 		run.add("image", m.Image)
 		run.add("tag", m.Tag)
+		if tags := tagList(m.Tags); len(tags) > 0 {
+			run.addRaw("tags", quoteList(tags))
+		}
 		run.add("digest", m.Digest)
 		run.add("config", m.Config)
 		run.add("version", m.Version)
@@ -83,7 +86,7 @@ func Format(l *Lock) []byte {
 // Empty values are left out.
 type attrRun struct {
 	keys   [][]byte
-	values []string
+	values [][]byte // quoted
 	width  int
 }
 
@@ -93,10 +96,37 @@ func (r *attrRun) add(k, v string) {
 	}
 }
 
-func (r *attrRun) addKey(k []byte, v string) {
-	r.keys = append(r.keys, k)
+func (r *attrRun) addKey(k []byte, v string) { r.addRaw(string(k), quote(v)) }
+
+// addRaw adds an attribute whose value is already HCL (a quoted list).
+func (r *attrRun) addRaw(k string, v []byte) {
+	r.keys = append(r.keys, []byte(k))
 	r.values = append(r.values, v)
-	r.width = max(r.width, utf8.RuneCount(k))
+	r.width = max(r.width, utf8.RuneCountInString(k))
+}
+
+// tagList is tags as Format writes them: sorted, each once, empty ones
+// left out. It never changes tags.
+func tagList(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := slices.Clone(tags)
+	out = slices.DeleteFunc(out, func(s string) bool { return s == "" })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// quoteList renders strings as a one-line HCL list: ["a", "b"].
+func quoteList(ss []string) []byte {
+	b := []byte{'['}
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, quote(s)...)
+	}
+	return append(b, ']')
 }
 
 // write writes the run at indent and empties it.
@@ -106,7 +136,7 @@ func (r *attrRun) write(b *bytes.Buffer, indent string) {
 		b.Write(k)
 		b.WriteString(strings.Repeat(" ", r.width-utf8.RuneCount(k)))
 		b.WriteString(" = ")
-		b.Write(quote(r.values[i]))
+		b.Write(r.values[i])
 		b.WriteString("\n")
 	}
 	*r = attrRun{}

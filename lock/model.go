@@ -29,6 +29,13 @@ type Module struct {
 	Image string
 	// Tag is the tag as written upstream ("v1.2" stays "v1.2"); may be empty.
 	Tag string
+	// Tags are the tags that named Digest when the entry was locked, among
+	// those the run read anyway (no request is made for them): the
+	// upstream tag the policy resolved, and the tags the hosts started the
+	// containers that run Digest from. Format writes them sorted, each
+	// once; nil and empty alike. "pin outdated" checks them (with Tag) for
+	// tag-moved.
+	Tags []string
 	// Digest is the registry digest to run: the index digest for a
 	// multi-platform image.
 	Digest string

@@ -16,7 +16,7 @@ var (
 	moduleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "policy", Required: true}, {Name: "image", Required: true},
-			{Name: "tag"}, {Name: "digest", Required: true}, {Name: "config"},
+			{Name: "tag"}, {Name: "tags"}, {Name: "digest", Required: true}, {Name: "config"},
 			{Name: "version"}, {Name: "created"}, {Name: "platforms"},
 			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
 			{Name: "allow_downgrade"}, {Name: "restore"},
@@ -71,6 +71,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Policy = r.str("policy")
 	m.Image = r.repository("image")
 	m.Tag = r.str("tag")
+	m.Tags = r.strings("tags")
 	m.Digest = r.digest("digest")
 	m.Config = r.digest("config")
 	m.Version = r.str("version")
@@ -129,6 +130,32 @@ func (r *reader) str(k string) string {
 		return ""
 	}
 	return v.AsString()
+}
+
+// strings reads a list of non-empty strings.
+func (r *reader) strings(k string) []string {
+	a := r.attrs[k]
+	if a == nil {
+		return nil
+	}
+	v, d := a.Expr.Value(nil)
+	bad := func() []string {
+		r.diags = append(r.diags, d...)
+		r.diags = append(r.diags, diag(a.Expr.Range(), "Invalid lock value", "%s must be a list of quoted, non-empty strings, such as [\"1.27.3\"]. "+repair, k))
+		return nil
+	}
+	if d.HasErrors() || v.IsNull() || !v.IsKnown() || !(v.Type().IsTupleType() || v.Type().IsListType()) {
+		return bad()
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		if ev.Type() != cty.String || ev.IsNull() || !ev.IsKnown() || ev.AsString() == "" {
+			return bad()
+		}
+		out = append(out, ev.AsString())
+	}
+	return out
 }
 
 func (r *reader) digest(k string) string {

@@ -31,6 +31,7 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 			Policy:    string(dc.m.Policy),
 			Image:     dc.m.Image,
 			Tag:       img.Tag,
+			Tags:      dc.lockedTags(c),
 			Digest:    img.Digest,
 			Config:    img.ConfigDigest,
 			Platforms: img.Platforms,

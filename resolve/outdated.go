@@ -28,6 +28,14 @@ const (
 	// catalogue would take the lock back to an older image than a floor
 	// (a pin edited down, an upstream tag moved back).
 	StatusRegression Status = "regression"
+	// StatusDigestGone: the registry no longer serves the locked digest
+	// (a HEAD by digest finds nothing): the next pull of the lock fails.
+	StatusDigestGone Status = "digest-gone"
+	// StatusTagMoved: a locked tag that reads as a full semver version (the
+	// entry's tag, or one of its recorded tags) names another digest now
+	// (a HEAD by tag): upstream re-published it. The lock still pulls its
+	// digest.
+	StatusTagMoved Status = "tag-moved"
 	// StatusUnknownOrder: what a host runs, or the upstream candidate,
 	// cannot be ordered against the lock.
 	StatusUnknownOrder Status = "unknown-order"
@@ -48,7 +56,7 @@ const (
 
 // Statuses lists every status in the order reports give them: the
 // dangerous first.
-var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
+var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusDigestGone, StatusTagMoved, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
 
 func statusRank(s Status) int { return slices.Index(Statuses, s) }
 
@@ -207,6 +215,9 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		// The registry that just failed is not asked again.
 		cand, _ = c.upstream(ctx, floors, d)
 	}
+	if enrichErr == nil && regOK {
+		c.liveness(ctx, cand)
+	}
 	c.judge(cand)
 	c.finish()
 	return s
@@ -256,13 +267,14 @@ func (c *checker) running(floors []observe.Observation) {
 			if !o.Running() {
 				runs = "ran (" + o.State + ")"
 			}
+			ran, locked := labels(c.opts, o.Image, *c.locked)
 			switch rs.Order.Cmp {
 			case order.Newer:
 				c.add(StatusBehindRunning, fmt.Sprintf("%s %s %s, newer than the locked %s (%s): taking it over with the lock would be a downgrade%s",
-					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail, c.allowed()))
+					o.Where(), runs, ran, locked, rs.Order.Detail, c.allowed()))
 			case order.Unknown:
 				c.add(StatusUnknownOrder, fmt.Sprintf("what %s %s, %s, cannot be ordered against the locked %s (%s)",
-					o.Where(), runs, short(o.Image), short(*c.locked), rs.Order.Detail))
+					o.Where(), runs, ran, locked, rs.Order.Detail))
 			}
 		}
 		c.s.Running = append(c.s.Running, rs)
@@ -271,7 +283,7 @@ func (c *checker) running(floors []observe.Observation) {
 		var parts []string
 		for _, o := range floors {
 			if o.Running() {
-				parts = append(parts, o.Where()+" runs "+short(o.Image))
+				parts = append(parts, o.Where()+" runs "+withDigest(Label(c.opts, o.Image), o.Image))
 			}
 		}
 		c.add(StatusSkew, "hosts run different images: "+strings.Join(parts, "; "))
@@ -382,11 +394,12 @@ func (c *checker) judge(img *image.Image) {
 	cand := &Candidate{Image: *img, Version: versionOf(c.opts, *img), Created: c.opts.Created(*img)}
 	if c.locked != nil {
 		cand.Order = order.Compare(*img, *c.locked, c.opts)
+		up, locked := labels(c.opts, *img, *c.locked)
 		switch cand.Order.Cmp {
 		case order.Newer:
-			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, newer than the locked %s (%s)", up, locked, cand.Order.Detail))
 		case order.Unknown:
-			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", short(*img), short(*c.locked), cand.Order.Detail))
+			c.add(StatusUnknownOrder, fmt.Sprintf("the upstream %s cannot be ordered against the locked %s (%s)", up, locked, cand.Order.Detail))
 		}
 	}
 	c.s.Upstream = cand

@@ -17,6 +17,9 @@ import (
 type Plan struct {
 	Decisions []*Decision
 	Removed   []*lock.Module
+	// Kept are the entries of modules no longer in the catalogue that stay
+	// because Input.Only named other modules.
+	Kept []*lock.Module
 }
 
 // Decision is what resolving decided for one module.
@@ -43,6 +46,9 @@ type Decision struct {
 	// Err is set when a host or registry failed for this module, or the
 	// catalogue's pin or the lock's entry disagrees with its content.
 	Err error
+	// Unselected: Input.Only did not name the module; New is Old, the
+	// same entry, and nothing was asked.
+	Unselected bool
 
 	// candidate and tags are what track-upstream weighed: the upstream
 	// image and the tag list, for Outdated to report without asking again.
@@ -105,6 +111,7 @@ func (p *Plan) Lock() *lock.Lock {
 			l.Modules = append(l.Modules, d.New)
 		}
 	}
+	l.Modules = append(l.Modules, p.Kept...)
 	return l
 }
 

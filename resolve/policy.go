@@ -97,7 +97,7 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
-	reason, rule := dc.describeWin("the exact pin "+short(pin), pin, dg)
+	reason, rule := dc.describeWin("the exact pin "+dc.label(pin), pin, dg)
 	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
 
@@ -171,7 +171,7 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 	if dc.m.OneWay {
 		dg += ` and restore = "<the backup it restores from>"`
 	}
-	opts = append(opts, fmt.Sprintf("to lock %s anyway, write %s", short(chosen), dg))
+	opts = append(opts, fmt.Sprintf("to lock %s anyway, write %s", dc.label(chosen), dg))
 	if unknown && dc.m.Versioning.Kind == "" && f.Image.Tag != "" {
 		opts = append(opts, `if the tags are not semver, set versioning = "calver", "numeric" or "regex:…"`)
 	}
@@ -183,7 +183,7 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 // catalogue states the downgrade.
 func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
 	if primary != nil && allAtLeast(*primary, dc.floors, dc.opts) {
-		reason, rule := dc.describeWin(what+" "+short(*primary), *primary, nil)
+		reason, rule := dc.describeWin(what+" "+dc.label(*primary), *primary, nil)
 		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
 	}
 	for _, f := range dc.floors {
@@ -225,7 +225,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		return choice{}, nil, err
 	}
 	// Only reached when the downgrade is allowed.
-	reason, rule := dc.describeWin(what+" "+short(*primary), *primary, dg)
+	reason, rule := dc.describeWin(what+" "+dc.label(*primary), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
 }
 
@@ -249,10 +249,11 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 	case primary != nil && res.Cmp == order.Equal:
 		than = fmt.Sprintf(", the same image as %s", what)
 	case primary != nil:
-		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, short(*primary), res.Detail, what)
+		_, prim := labels(dc.opts, f.Image, *primary)
+		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, prim, res.Detail, what)
 	}
 	if f.Kind == FloorLocked {
-		reason := fmt.Sprintf("the previous lock names %s%s; the lock never goes back", short(f.Image), than)
+		reason := fmt.Sprintf("the previous lock names %s%s; the lock never goes back", dc.floorLabel(f, primary), than)
 		return choice{keep: true, reason: reason, rule: res.Rule}, nil, nil
 	}
 	o := f.Observation
@@ -274,9 +275,13 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 		}
 		img.ImageID = ""
 	}
-	reason := fmt.Sprintf("%s %s%s", f.runs(), short(o.Image), than)
+	reason := fmt.Sprintf("%s %s%s", f.runs(), dc.floorLabel(f, primary), than)
 	if others := dc.containers() - 1; others > 0 {
-		reason += fmt.Sprintf("; %d other container(s) run or ran equal or older images", others)
+		if others == 1 {
+			reason += "; 1 other container runs or ran an equal or older image"
+		} else {
+			reason += fmt.Sprintf("; %d other containers run or ran equal or older images", others)
+		}
 	}
 	return choice{img: img, source: lock.SourceRunning, reason: reason, rule: res.Rule}, nil, nil
 }

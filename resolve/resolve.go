@@ -17,11 +17,17 @@ import (
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
 	p := &Plan{Decisions: make([]*Decision, len(mods))}
-	eachModule(len(mods), func(i int) { p.Decisions[i] = decide(ctx, in, mods[i]) }, nil)
-	// Modules locked before but gone from the catalogue are removed.
+	todo := in.selected(p)
+	eachModule(len(todo), func(i int) { p.Decisions[todo[i]] = decide(ctx, in, mods[todo[i]]) }, in.Progress)
+	// Modules locked before but gone from the catalogue are removed, unless
+	// only some modules were named.
 	if in.Old != nil {
 		for _, om := range in.Old.Modules {
-			if in.Catalogue.Module(om.Name) == nil {
+			switch {
+			case in.Catalogue.Module(om.Name) != nil:
+			case in.Only != nil:
+				p.Kept = append(p.Kept, om)
+			default:
 				p.Removed = append(p.Removed, om)
 			}
 		}

@@ -82,7 +82,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		if err := dc.settle(ctx); err != nil {
 			return choice{}, nil, err
 		}
-		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
+		return dc.pick(ctx, &img, "the floating tag", lock.SourceUpstream)
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
 	if err != nil {
@@ -90,7 +90,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	d.tags, d.listed = tags, true
 	f := moduleFilters(dc.m)
-	best, n := rank(tags, f, dc.obs)
+	best, _ := rank(tags, f, dc.obs)
 	if best == "" {
 		if !slices.ContainsFunc(dc.obs, IsFloor) {
 			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
@@ -109,7 +109,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	if err := dc.settle(ctx); err != nil {
 		return choice{}, nil, err
 	}
-	return dc.pick(ctx, &img, fmt.Sprintf("the newest upstream tag of %d matching%s,", n, f.String()), lock.SourceUpstream)
+	return dc.pick(ctx, &img, "the newest upstream tag"+matching(f), lock.SourceUpstream)
 }
 
 // rank picks the newest tag that passes the filters and keeps the
@@ -201,4 +201,13 @@ func commonVariant[T any](all []T, v func(T) version.Version) string {
 		}
 	}
 	return best
+}
+
+// matching says the filters an upstream tag passed, for reasons:
+// " matching constraint < 1.25", or "" with none.
+func matching(f Filters) string {
+	if fs := f.String(); fs != "" {
+		return " matching" + fs
+	}
+	return ""
 }

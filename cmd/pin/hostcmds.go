@@ -33,6 +33,7 @@ catalogue can name as the host's snapshot, for offline use.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "the catalogue host to read")
+	_ = cmd.RegisterFlagCompletionFunc("from-host", completeHost(g))
 	cmd.Flags().StringVar(&o.Snapshot, "snapshot", "", "also write what was read to this snapshot file")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write no lock; exit 1 if it would change")
 	return cmd
@@ -71,7 +72,8 @@ and whether that is an upgrade, the same, a downgrade or unknown, with the
 rule that decided. It exits 0 when every verdict is upgrade or same, and 1
 otherwise: a deployment step calls it as a gate before it replaces a
 container.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completePlanHost(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Host = args[0]
 			return runPlanHost(cmd.Context(), o, s)
@@ -155,7 +157,7 @@ func writeCutover(w io.Writer, out cutoverOutput) {
 		return
 	}
 	for _, it := range out.Items {
-		fmt.Fprintf(w, "%s/%s (module %s): %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict))
+		fmt.Fprintf(w, "%s/%s (module %s): %s %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict), cutoverText(it))
 		fmt.Fprintf(w, "  runs     %s%s [%s]\n", replicasText(it.Running), describeSeen(it.Running), it.State)
 		if len(it.Running.Pods) > 0 {
 			fmt.Fprintf(w, "  pods     %s\n", strings.Join(it.Running.Pods, ", "))

@@ -18,7 +18,7 @@ import (
 // defaultFailOn are the statuses that fail "pin outdated" unless --fail-on
 // says otherwise: those that mean a cutover to the lock could downgrade, or
 // that pin could not tell.
-const defaultFailOn = "behind-running,regression,unknown-order,skew,error"
+const defaultFailOn = "behind-running,regression,digest-gone,unknown-order,skew,error"
 
 type outdatedOptions struct {
 	*globalOptions
@@ -44,6 +44,11 @@ and gives each module its statuses:
   regression       "pin resolve" would refuse: the catalogue would take the
                    lock back below a floor (a pin edited down, an upstream
                    tag moved back)
+  digest-gone      the registry no longer serves the locked digest: the
+                   next pull of the lock fails
+  tag-moved        a locked tag that reads as a full semver version now
+                   names another digest: upstream re-published it (the lock
+                   still pulls its digest; not in --fail-on by default)
   unknown-order    what runs, or the upstream candidate, cannot be ordered
                    against the lock
   skew             the hosts run different images
@@ -122,7 +127,7 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	prog := &progress{w: s.Err, on: o.Format != "json" && isTerminal(s.Err)}
+	prog := newProgress(s.Err, "outdated", progressOn(s, o.Format), progressDelay)
 	in, err := load(ctx, o.globalOptions, s, "", prog)
 	if err != nil {
 		return err

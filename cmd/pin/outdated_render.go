@@ -36,12 +36,12 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 	for _, m := range out.Modules {
 		locked := "(none)"
 		if m.Locked != nil {
-			locked = refText(m.Locked.Tag, m.Locked.Digest)
+			locked = label(m.Locked.Tag, m.Locked.Digest, m.Locked.Version, m.Locked.Created)
 		}
 		var running []string
 		for _, r := range m.Running {
-			ref := refText(r.Tag, r.Digest)
-			if r.Digest == "" {
+			ref := label(r.Tag, r.Digest, r.Version, r.Created)
+			if r.Digest == "" && r.Version == "" {
 				ref = strings.TrimSpace(r.Tag + " image ID " + image.Short(r.ImageID))
 			}
 			running = append(running, fmt.Sprintf("%s/%s %s%s", r.Host, r.Container, ref, orderNote(r.Order)))
@@ -54,7 +54,7 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 		}
 		upstream := "-"
 		if u := m.Upstream; u != nil {
-			upstream = refText(u.Tag, u.Digest) + orderNote(u.Order)
+			upstream = label(u.Tag, u.Digest, u.Version, u.Created) + orderNote(u.Order)
 		}
 		for i, r := range running {
 			l := line{cells: [4]string{"", "", r, ""}}
@@ -158,7 +158,10 @@ func summary(out outdatedOutput, failOn []resolve.Status) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
-	s := fmt.Sprintf("%d modules", len(out.Modules))
+	s := "1 module"
+	if len(out.Modules) != 1 {
+		s = fmt.Sprintf("%d modules", len(out.Modules))
+	}
 	if len(parts) > 0 {
 		s += ": " + strings.Join(parts, ", ")
 	}

@@ -38,10 +38,11 @@ type outdatedModule struct {
 }
 
 type outdatedImage struct {
-	Tag     string `json:"tag,omitempty"`
-	Digest  string `json:"digest"`
-	Version string `json:"version,omitempty"`
-	Created string `json:"created,omitempty"`
+	Tag     string   `json:"tag,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	Digest  string   `json:"digest"`
+	Version string   `json:"version,omitempty"`
+	Created string   `json:"created,omitempty"`
 	// Order and Rule: the upstream candidate against the locked image.
 	Order string `json:"order,omitempty"`
 	Rule  string `json:"rule,omitempty"`
@@ -77,7 +78,7 @@ func outdatedReport(reports []*resolve.ModuleStatus, o *outdatedOptions, failOn 
 			Running: []outdatedRunning{}, Findings: []outdatedFinding{},
 			file: r.Module.DeclRange.Filename, line: r.Module.DeclRange.Start.Line, constraint: r.Module.ConstraintText}
 		if l := r.Locked; l != nil {
-			m.Locked = &outdatedImage{Tag: l.Tag, Digest: l.Digest, Version: l.Version, Created: resolve.Created(l.Created)}
+			m.Locked = &outdatedImage{Tag: l.Tag, Tags: l.Tags, Digest: l.Digest, Version: l.Version, Created: resolve.Created(l.Created)}
 		}
 		for _, rs := range r.Running {
 			run := outdatedRunning{Host: rs.Host, Container: rs.Container, Tag: rs.Image.Tag, Digest: rs.Image.Digest, ImageID: rs.Image.ImageID,

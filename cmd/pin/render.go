@@ -47,6 +47,7 @@ type moduleOutput struct {
 type imageOutput struct {
 	Image          string            `json:"image"`
 	Tag            string            `json:"tag,omitempty"`
+	Tags           []string          `json:"tags,omitempty"`
 	Digest         string            `json:"digest"`
 	Version        string            `json:"version,omitempty"`
 	Created        string            `json:"created,omitempty"`
@@ -85,13 +86,16 @@ func lockImage(m *lock.Module) *imageOutput {
 	if m == nil {
 		return nil
 	}
-	return &imageOutput{Image: m.Image, Tag: m.Tag, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
+	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
 		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore}
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {
 	out := planOutput{Schema: JSONSchema, Command: command, Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
+		if d.Unselected {
+			continue // "pin resolve MODULE…": the plan is about the named modules
+		}
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
@@ -164,7 +168,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 	counts := map[string]int{}
 	for _, m := range out.Modules {
 		counts[m.Change]++
-		fmt.Fprintf(w, "%s (%s): %s\n", m.Name, m.Policy, m.Change)
+		fmt.Fprintf(w, "%s (%s): %s%s\n", m.Name, m.Policy, m.Change, changeText(m))
 		if m.Pin != "" {
 			tag, digest, _ := strings.Cut(m.Pin, "@")
 			if strings.HasPrefix(tag, "sha256:") {
@@ -197,7 +201,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 		case m.Error != "":
 			fmt.Fprintf(w, "  error    %s\n", m.Error)
 		case m.Refusal != nil:
-			fmt.Fprintf(w, "  refused  %s\n", m.Refusal.Kind)
+			fmt.Fprintf(w, "  refused  %s (the reason follows the plan)\n", refusalWords(m.Refusal.Kind))
 		case m.New != nil:
 			fmt.Fprintf(w, "  new      %s\n", describeLocked(m.New))
 			won := m.New.Source

@@ -25,19 +25,27 @@ type resolveOptions struct {
 	// FromHost and Snapshot are "pin lock --from-host HOST --snapshot FILE".
 	FromHost string
 	Snapshot string
+	// Modules are the modules "pin resolve MODULE…" names; none: all.
+	Modules []string
 }
 
 func newResolveCmd(g *globalOptions, s streams) *cobra.Command {
 	o := &resolveOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "resolve",
+		Use:   "resolve [MODULE...]",
 		Short: "Decide every module's image and write the lock",
 		Long: `resolve loads the catalogue, reads what the hosts run and what the
 registries offer, prints the plan (per module: old lock → new lock, the side
 that won and why) and writes the lockfile. A module whose lock would be older
-than what a host runs is refused, and then nothing is written.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+than what a host runs is refused, and then nothing is written.
+
+With MODULE arguments, only the named modules are decided (against every
+floor, as always); every other lock entry stays as it is, byte for byte,
+and nothing is asked about those modules.`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeModules(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Modules = args
 			return runResolve(cmd.Context(), o, s)
 		},
 	}
@@ -96,8 +104,17 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return err
 	}
 	defer unlock()
-	in, err := load(ctx, o.globalOptions, s, o.FromHost, nil)
+	command := "resolve"
+	if o.FromHost != "" {
+		command = "lock"
+	}
+	prog := newProgress(s.Err, command, progressOn(s, o.Format), progressDelay)
+	defer prog.clear()
+	in, err := load(ctx, o.globalOptions, s, o.FromHost, prog)
 	if err != nil {
+		return err
+	}
+	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
 		return err
 	}
 	if o.Snapshot != "" {
@@ -117,7 +134,10 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		Now:       o.now(),
 		Mode:      mode,
 		Host:      o.FromHost,
+		Only:      o.only(),
+		Progress:  prog.moduleDone,
 	})
+	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 	newBytes := lock.Format(plan.Lock())
 	changed := !bytes.Equal(newBytes, in.LockBytes)
@@ -139,10 +159,6 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return withCode(exitInput, err)
 		}
 		written = true
-	}
-	command := "resolve"
-	if o.FromHost != "" {
-		command = "lock"
 	}
 	out := planReport(plan, o.globalOptions, command, changed, written)
 	if err := render(s, o.Format, out); err != nil {

@@ -93,9 +93,10 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		}
 		return nil
 	}
-	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s))
+	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s), newVersionCmd(s))
 	root.AddCommand(newAdmitCmd(g, s))
 	root.AddCommand(newAuthzCmd(g, s))
+	setVersion(root)
 	return root
 }
 

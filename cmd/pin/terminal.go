@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 )
@@ -23,15 +24,53 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// progress is the one-line count of hosts and modules done, redrawn on a
-// terminal's stderr and erased at the end. Off, it does nothing.
+// progressDelay is how long a run goes before its progress line shows:
+// a run shorter than that prints none. Tests shorten it.
+var progressDelay = time.Second
+
+// stderrIsTerminal decides whether progress may show; tests replace it.
+var stderrIsTerminal = func(s streams) bool { return isTerminal(s.Err) }
+
+// progress is the one-line count of hosts read and modules done, per
+// source, redrawn on a terminal's stderr once the run has lasted delay,
+// and erased at the end. Off, it does nothing.
 type progress struct {
-	w                     io.Writer
-	on                    bool
-	mu                    sync.Mutex
+	w       io.Writer
+	on      bool
+	command string
+	mu      sync.Mutex
+	// shown: the delay has passed; draws go out from then on.
+	shown                 bool
+	timer                 *time.Timer
 	hosts, hostsTotal     int
 	modules, modulesTotal int
 }
+
+// newProgress returns the progress line of command ("resolve", "lock",
+// "outdated") on w, shown after delay when on; stop it with clear.
+func newProgress(w io.Writer, command string, on bool, delay time.Duration) *progress {
+	p := &progress{w: w, on: on, command: command}
+	if !on {
+		return p
+	}
+	if delay <= 0 {
+		p.shown = true
+		return p
+	}
+	p.timer = time.AfterFunc(delay, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.on {
+			p.shown = true
+			p.draw()
+		}
+	})
+	return p
+}
+
+// progressOn reports whether a command's progress line may show: stderr is
+// a terminal and the output is not JSON.
+func progressOn(s streams, format string) bool { return format != "json" && stderrIsTerminal(s) }
 
 func (p *progress) loaded(c *catalogue.Catalogue) {
 	p.mu.Lock()
@@ -54,13 +93,21 @@ func (p *progress) moduleDone(done, total int) {
 }
 
 func (p *progress) draw() {
-	if p.on {
-		fmt.Fprintf(p.w, "\r\x1b[Kpin outdated: hosts %d/%d, modules %d/%d", p.hosts, p.hostsTotal, p.modules, p.modulesTotal)
+	if p.on && p.shown {
+		fmt.Fprintf(p.w, "\r\x1b[Kpin %s: hosts %d/%d, modules %d/%d", p.command, p.hosts, p.hostsTotal, p.modules, p.modulesTotal)
 	}
 }
 
+// clear stops the line and erases it, if it was shown; it draws nothing
+// after.
 func (p *progress) clear() {
-	if p.on {
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on && p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+	p.on = false
 }

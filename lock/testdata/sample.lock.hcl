@@ -17,6 +17,7 @@ module "forge" {
   policy  = "at-least-running"
   image   = "registry.example.org/forge/forgejo"
   tag     = "1.27.3"
+  tags    = ["1.27", "1.27.3"]
   digest  = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
   config  = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
   version = "1.27.3"

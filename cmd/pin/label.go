@@ -1,0 +1,94 @@
+package main
+
+import (
+	"strings"
+	"time"
+
+	"github.com/pin-tool/pin/internal/image"
+)
+
+// label names an image for people, as resolve.Label does: its version when
+// known ("1.27.3"); else its tag and build date ("latest (built
+// 2026-09-17)"); else its tag and short digest; else the short digest.
+func label(tag, digest, version, created string) string {
+	if version != "" {
+		return version
+	}
+	if t, err := time.Parse(time.RFC3339, created); err == nil {
+		created = "built " + t.UTC().Format("2006-01-02")
+	}
+	switch {
+	case tag != "" && created != "":
+		return tag + " (" + created + ")"
+	case tag != "" && digest != "":
+		return tag + "@" + image.Short(digest)
+	case tag != "":
+		return tag
+	case digest != "" && created != "":
+		return image.Short(digest) + " (" + created + ")"
+	case digest != "":
+		return image.Short(digest)
+	}
+	return "(unknown)"
+}
+
+// imageLabel is label of a lock entry; "(none)" when there is none.
+func imageLabel(i *imageOutput) string {
+	if i == nil {
+		return "(none)"
+	}
+	return label(i.Tag, i.Digest, i.Version, i.Created)
+}
+
+// changeText is what follows a module's change in the plan: the versions,
+// "1.22.6 → 1.27.3" for an update, the one entry otherwise.
+func changeText(m moduleOutput) string {
+	switch {
+	case m.Change == "refused" || m.Change == "error":
+		return "" // the refusal or the error says which images
+	case m.Old != nil && m.New != nil && m.Change == "update":
+		old, nw := imageLabel(m.Old), imageLabel(m.New)
+		if old == nw {
+			old, nw = old+"@"+image.Short(m.Old.Digest), nw+"@"+image.Short(m.New.Digest)
+		}
+		return " " + old + " → " + nw
+	case m.New != nil:
+		return " " + imageLabel(m.New)
+	case m.Old != nil:
+		return " " + imageLabel(m.Old)
+	}
+	return ""
+}
+
+// cutoverText is "1.22.6 → 1.27.3": what runs, and what the lock would
+// start; one label when they are the same image.
+func cutoverText(it cutoverItem) string {
+	runs := label(it.Running.Tag, it.Running.Digest, it.Running.Version, it.Running.Created)
+	if it.Running.Digest == "" && it.Running.Version == "" {
+		runs = strings.TrimSpace(it.Running.Tag + " image ID " + image.Short(it.Running.ImageID))
+	}
+	starts := imageLabel(it.Locked)
+	if it.Verdict == "same" {
+		return runs
+	}
+	if runs == starts && it.Locked != nil {
+		runs, starts = runs+"@"+image.Short(it.Running.Digest), starts+"@"+image.Short(it.Locked.Digest)
+	}
+	return runs + " → " + starts
+}
+
+// refusalWords says a refusal's kind in words for the plan table; the JSON
+// keeps the kind.
+func refusalWords(kind string) string {
+	switch kind {
+	case "downgrade":
+		return "a downgrade"
+	case "unknown-order":
+		return "the order cannot be decided"
+	case "no-registry-digest":
+		return "what runs has no registry digest"
+	case "nothing-to-lock":
+		return "nothing to lock"
+	}
+	return kind
+}

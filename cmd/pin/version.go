@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// buildVersion is what "pin version" prints: the main module's version
+// ("v0.3.0" when installed with go install …@v0.3.0, "(devel)" when built
+// from a checkout) and, when the build recorded it, the VCS revision, its
+// time and whether the tree was modified.
+type buildVersion struct {
+	Module   string
+	Version  string
+	Revision string
+	Time     string
+	Modified bool
+	Go       string
+}
+
+// readBuildVersion reads the running binary's build information. A binary
+// built without module support (never, with go build) says "unknown".
+func readBuildVersion() buildVersion {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return buildVersion{Module: "github.com/pin-tool/pin", Version: "unknown"}
+	}
+	return versionOf(bi)
+}
+
+func versionOf(bi *debug.BuildInfo) buildVersion {
+	v := buildVersion{Module: bi.Main.Path, Version: bi.Main.Version, Go: bi.GoVersion}
+	if v.Version == "" {
+		v.Version = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Revision = s.Value
+		case "vcs.time":
+			v.Time = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+// String is the one line "pin --version" and "pin version" print:
+// "pin v0.3.0" or "pin (devel) revision 0123abcd… (2026-12-01T10:00:00Z,
+// modified)", then the Go version.
+func (v buildVersion) String() string {
+	s := "pin " + v.Version
+	if v.Revision != "" {
+		s += " revision " + v.Revision
+		var extra []string
+		if v.Time != "" {
+			extra = append(extra, v.Time)
+		}
+		if v.Modified {
+			extra = append(extra, "modified")
+		}
+		if len(extra) > 0 {
+			s += " (" + strings.Join(extra, ", ") + ")"
+		}
+	}
+	if v.Go != "" {
+		s += ", built with " + v.Go
+	}
+	return s
+}
+
+func newVersionCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print pin's version and the revision it was built from",
+		Args:  cobra.NoArgs,
+		// No catalogue is read: version works anywhere.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintln(s.Out, readBuildVersion())
+			return err
+		},
+	}
+}
+
+// setVersion makes "pin --version" print what "pin version" prints.
+func setVersion(root *cobra.Command) {
+	root.Version = readBuildVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+}

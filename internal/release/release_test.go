@@ -1,0 +1,216 @@
+package release
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/pin-tool/pin/internal/testenv"
+)
+
+var repoRoot, _ = filepath.Abs("../..")
+
+// files lists the image's one layer: path → header.
+func files(t *testing.T, img v1.Image) map[string]*tar.Header {
+	t.Helper()
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("layers: %d, %v; want one", len(layers), err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	out := map[string]*tar.Header{}
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.Name] = h
+	}
+}
+
+// TestImageShape: non-root, pin as the entrypoint, the OCI labels, and the
+// same inputs give the same digest (a changed input, another).
+func TestImageShape(t *testing.T) {
+	o := Options{Version: "v0.3.0", Revision: "d34efb305674747d5fb16a7e2b5a8a09597f7723", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	img, err := Image([]byte("#!binary"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cf.Config
+	if c.User != "65532:65532" || strings.Join(c.Entrypoint, " ") != BinaryPath || c.WorkingDir != "/work" || cf.OS != "linux" || cf.Architecture != "amd64" {
+		t.Errorf("config: user %q, entrypoint %q, workdir %q, %s/%s", c.User, c.Entrypoint, c.WorkingDir, cf.OS, cf.Architecture)
+	}
+	for k, v := range map[string]string{
+		"org.opencontainers.image.title":    "pin",
+		"org.opencontainers.image.version":  "v0.3.0",
+		"org.opencontainers.image.revision": o.Revision,
+		"org.opencontainers.image.licenses": "Apache-2.0",
+		"org.opencontainers.image.source":   DefaultSource,
+		"org.opencontainers.image.created":  "2026-12-01T00:00:00Z",
+	} {
+		if c.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, c.Labels[k], v)
+		}
+	}
+	fs := files(t, img)
+	if h := fs["usr/local/bin/pin"]; h == nil || h.Mode != 0o755 || h.Size != int64(len("#!binary")) {
+		t.Errorf("binary: %+v", h)
+	}
+	for _, d := range []string{"work/", "home/pin/"} {
+		if h := fs[d]; h == nil || h.Uid != UID || h.Gid != GID {
+			t.Errorf("%s is not the pin user's: %+v", d, h)
+		}
+	}
+	if h := fs["etc/passwd"]; h == nil {
+		t.Error("no /etc/passwd")
+	}
+	d1, _ := img.Digest()
+	again, _ := Image([]byte("#!binary"), o)
+	d2, _ := again.Digest()
+	o.Revision = "0000000000000000000000000000000000000000"
+	other, _ := Image([]byte("#!binary"), o)
+	d3, _ := other.Digest()
+	if d1 != d2 || d1 == d3 {
+		t.Errorf("digests %s, %s (same inputs) and %s (another revision)", d1, d2, d3)
+	}
+	mt, _ := img.MediaType()
+	if mt != "application/vnd.oci.image.manifest.v1+json" {
+		t.Errorf("manifest media type %s", mt)
+	}
+}
+
+// TestImageRunsIncident builds the real image (a static binary), pushes it
+// to the test registry and runs it on the test Docker Engine against the
+// repository's incident, the examples mounted read-only: it prints the
+// plan the in-process CLI test holds as a golden file.
+func TestImageRunsIncident(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds pin and runs a container")
+	}
+	reg := testenv.Registry(t)
+	dh := testenv.DockerHost(t)
+	if _, err := exec.LookPath("docker"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("docker CLI required in CI")
+		}
+		t.Skip("docker CLI not installed")
+	}
+	ctx := context.Background()
+	o := Options{Version: "v0.0.0-test", Revision: "test"}
+	bin, err := BuildBinary(ctx, repoRoot, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Static: no program interpreter, no shared libraries.
+	ef, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs, _ := ef.ImportedLibraries()
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the binary has a program interpreter: it is not static")
+		}
+	}
+	if len(libs) > 0 {
+		t.Errorf("the binary links %v", libs)
+	}
+	img, err := Image(bin, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := name.ParseReference(fmt.Sprintf("%s/release/pin:%d", reg, time.Now().UnixNano()), name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		t.Fatal(err)
+	}
+	digest, _ := img.Digest()
+	pinned := ref.Context().Name() + "@" + digest.String()
+
+	docker := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command("docker", append([]string{"-H", dh}, args...)...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if err != nil {
+			err = fmt.Errorf("docker %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return stdout.String(), err
+	}
+	if _, err := docker("pull", "-q", pinned); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { docker("rmi", "-f", pinned) })
+	if user, err := docker("image", "inspect", "-f", "{{.Config.User}}", pinned); err != nil || strings.TrimSpace(user) != "65532:65532" {
+		t.Errorf("the engine sees user %q (%v)", user, err)
+	}
+	// The working folder: the catalogue, writable by the image's user for
+	// the lock; the examples it names, read-only.
+	work := t.TempDir()
+	cat, err := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "catalogue.hcl"), cat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		base := []string{"run", "--rm", "--network", "none",
+			"-v", work + ":/work",
+			"-v", filepath.Join(repoRoot, "examples") + ":/work/examples:ro",
+			pinned}
+		return docker(append(base, args...)...)
+	}
+	out, err := run("resolve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(repoRoot, "cmd/pin/testdata/incident.plan.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("pin resolve in the image printed\n%s\nwant (cmd/pin/testdata/incident.plan.txt)\n%s", out, want)
+	}
+	lock, err := os.ReadFile(filepath.Join(work, "pin.lock.hcl"))
+	wantLock, _ := os.ReadFile(filepath.Join(repoRoot, "cmd/pin/testdata/incident.lock.hcl"))
+	if err != nil || string(lock) != string(wantLock) {
+		t.Errorf("the lock the image wrote (%v) is not cmd/pin/testdata/incident.lock.hcl:\n%s", err, lock)
+	}
+	if out, err := run("resolve", "--check"); err != nil || !strings.Contains(out, "Plan: 3 unchanged.") {
+		t.Errorf("resolve --check in the image after resolve: %v\n%s", err, out)
+	}
+	if v, err := run("version"); err != nil || !strings.HasPrefix(v, "pin ") {
+		t.Errorf("pin version in the image: %q, %v", v, err)
+	}
+}

@@ -1,0 +1,75 @@
+package resolve
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/lock"
+)
+
+// askedRegistry counts every call.
+type askedRegistry struct{ calls atomic.Int32 }
+
+func (c *askedRegistry) Tags(context.Context, string) ([]string, error) {
+	c.calls.Add(1)
+	return nil, nil
+}
+
+func (c *askedRegistry) Image(context.Context, string, string, string) (image.Image, error) {
+	c.calls.Add(1)
+	return image.Image{}, image.ErrNotFound
+}
+
+// TestOnlyAsksNothingOfOthers: with Input.Only, a module not named is not
+// decided: its registry is never asked, its entry (and that of a module
+// gone from the catalogue) goes into the new lock as it was, and Progress
+// counts the named modules only.
+func TestOnlyAsksNothingOfOthers(t *testing.T) {
+	in := scenarioInput(t, "track-upstream", "-", "1.22.6", "1.22.6,1.27.3", "-")
+	named := in.Registry
+	other := &catalogue.Module{Name: "other", Image: "registry.example.org/other/app", Policy: catalogue.TrackUpstream}
+	in.Catalogue.Modules = append(in.Catalogue.Modules, other)
+	counter := &askedRegistry{}
+	in.Registry = func(repo string) Registry {
+		if repo == other.Image {
+			return counter
+		}
+		return named(repo)
+	}
+	kept := &lock.Module{Name: "other", Policy: "track-upstream", Image: other.Image, Tag: "1.0.0", Digest: word(other.Image, "1.0.0").Digest, Source: lock.SourceUpstream, Reason: "hand-kept"}
+	gone := &lock.Module{Name: "gone", Policy: "exact", Image: other.Image, Digest: kept.Digest, Source: lock.SourcePin}
+	in.Old = &lock.Lock{Modules: []*lock.Module{kept, gone}}
+	in.Only = []string{"svc"}
+	var done, total int
+	in.Progress = func(d, n int) { done, total = d, n }
+
+	p := Resolve(context.Background(), in)
+	if n := counter.calls.Load(); n != 0 {
+		t.Errorf("the module not named was asked %d times", n)
+	}
+	if d := p.Decisions[0]; d.New == nil || d.New.Tag != "1.27.3" || d.Unselected {
+		t.Errorf("svc: %+v", d.New)
+	}
+	if d := p.Decisions[1]; !d.Unselected || d.New != kept || d.Change() != ChangeNone {
+		t.Errorf("other: unselected %v, new %+v, change %s", d.Unselected, d.New, d.Change())
+	}
+	if len(p.Removed) != 0 || len(p.Kept) != 1 || p.Kept[0] != gone {
+		t.Errorf("removed %v, kept %v: a module gone from the catalogue stays when others are named", p.Removed, p.Kept)
+	}
+	if l := p.Lock(); l.Module("other") != kept || l.Module("gone") != gone || l.Module("svc") == nil {
+		t.Errorf("lock: %+v", l.Modules)
+	}
+	if done != 1 || total != 1 {
+		t.Errorf("progress %d/%d, want 1/1", done, total)
+	}
+
+	// Without Only: every module is decided, and the gone one removed.
+	in.Only = nil
+	p = Resolve(context.Background(), in)
+	if counter.calls.Load() == 0 || len(p.Removed) != 1 || len(p.Kept) != 0 {
+		t.Errorf("full run: %d calls, removed %d, kept %d", counter.calls.Load(), len(p.Removed), len(p.Kept))
+	}
+}
