@@ -93,7 +93,9 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		}
 		return nil
 	}
-	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s))
+	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s),
+		newInitCmd(g, s),
+		newExportCmd(g, s))
 	return root
 }
 
