@@ -293,4 +293,3 @@ func readIfExists(path string) ([]byte, error) {
 	}
 	return b, err
 }
-
