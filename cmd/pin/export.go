@@ -12,6 +12,7 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
 	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/resolve"
@@ -80,6 +81,14 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if o.Manifests != "" && !o.InPlace {
 		return withCode(exitInput, errors.New("--manifests rewrites manifests in place: add --in-place, or use --kustomize DIR"))
 	}
+	// The Compose files first: bad input is found before any host is asked.
+	var p *compose.Project
+	if len(o.compose.Files) > 0 {
+		var err error
+		if p, err = o.compose.load(ctx); err != nil {
+			return err
+		}
+	}
 	in, err := load(ctx, o.globalOptions, s, "", nil)
 	if err != nil {
 		return err
@@ -87,11 +96,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	cov := export.NewCoverage(in.Catalogue, in.Lock)
 
 	var results []export.Result
-	if len(o.compose.Files) > 0 {
-		p, err := o.compose.load(ctx)
-		if err != nil {
-			return err
-		}
+	if p != nil {
 		if o.InPlace {
 			srcs := map[string][]byte{}
 			for _, f := range p.Files {

@@ -203,6 +203,7 @@ spec:
 		got = append(got, c.Name+" "+c.Pin+" "+c.RunsOn.Workload+" "+c.RunsOn.Container)
 	}
 	want := []string{"forge-migrate 1.27 deployment/forge migrate", "forge-forge 1.27 deployment/forge forge", "backup 16  "}
+	// (forge holds two images, so each module is named after its container.)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("candidates (-want +got):\n%s", d)
 	}

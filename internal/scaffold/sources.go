@@ -50,14 +50,19 @@ var ManifestKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob"
 
 // FromManifests makes a candidate of each distinct image of the workloads
 // in refs (init containers included): named after the object, or
-// "<object>-<container>" when the object has several images. When
+// "<object>-<container>" when the object holds several images. When
 // hostName is set, Deployments, StatefulSets, DaemonSets and Pods run on
 // it as runs_on { workload = "<kind>/<name>", container = "<name>" }; Jobs
 // and CronJobs have no workload pin can take over and get a pin only.
 func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
-	perObject := map[string]int{}
+	// An object named after itself unless it holds several images.
+	images := map[string]map[string]bool{}
 	for _, r := range refs {
-		perObject[r.Object]++
+		if images[r.Object] == nil {
+			images[r.Object] = map[string]bool{}
+		}
+		repo, _, _ := Repository(r.Value)
+		images[r.Object][repo] = true
 	}
 	var cands []Candidate
 	var skips []Skip
@@ -77,7 +82,7 @@ func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string,
 			return nil, nil, fmt.Errorf("%s: %w", r.Where(), err)
 		}
 		n := ModuleName(obj)
-		if perObject[r.Object] > 1 {
+		if len(images[r.Object]) > 1 {
 			n = ModuleName(obj + "-" + r.Container)
 		}
 		c := Candidate{Name: n, Alt: ModuleName(obj + "-" + r.Container + "-" + kind), Image: repo, Policy: policy, Pin: pin, From: what}
