@@ -73,7 +73,8 @@ func TestComposeEndToEnd(t *testing.T) {
 	compose := func(args ...string) string {
 		return dockerCompose(t, dh, dir, env, append([]string{"-p", project}, args...)...)
 	}
-	compose("-f", "compose.yaml", "up", "-d")
+	// web runs two replicas: one module takes over both.
+	compose("-f", "compose.yaml", "up", "-d", "--scale", "web=2")
 	t.Cleanup(func() {
 		cmd := exec.Command("docker-compose", "-p", project, "-f", "compose.yaml", "down", "-t", "0")
 		cmd.Dir, cmd.Env = dir, append(append(os.Environ(), "DOCKER_HOST="+dh), env...)
@@ -81,12 +82,16 @@ func TestComposeEndToEnd(t *testing.T) {
 	})
 	cache := "--cache-dir=" + filepath.Join(dir, "cache")
 
-	// Scaffold from the host: one module per Compose service.
+	// Scaffold from the host: one module per Compose service, whatever its
+	// replicas.
 	r := pin(t, dir, "init", "--from-host", "dock", cache)
 	if r.code != 0 {
 		t.Fatalf("init --from-host: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	cat, _ := os.ReadFile(filepath.Join(dir, "catalogue.hcl"))
+	if n := bytes.Count(cat, []byte("module ")); n != 2 {
+		t.Errorf("init --from-host wrote %d modules, want 2 (web and worker)", n)
+	}
 	for _, want := range []string{`module "web"`, `runs_on "dock" { compose = "` + project + `/web" }`, `module "worker"`, `image  = "` + prefix + `/worker"`} {
 		if !bytes.Contains(cat, []byte(want)) {
 			t.Errorf("catalogue lacks %s:\n%s", want, cat)
@@ -127,30 +132,36 @@ func TestComposeEndToEnd(t *testing.T) {
 	// alone would now start B.
 	webB := push(prefix+"/web:latest", "2026-10-01")
 	dockerCLI(t, dh, "pull", "-q", prefix+"/web:latest")
-	compose("-f", "compose.yaml", "-f", "compose.pin.yaml", "up", "-d")
-	runs := func(service string) string {
+	compose("-f", "compose.yaml", "-f", "compose.pin.yaml", "up", "-d", "--scale", "web=2")
+	// runs says what each container of service runs, by the repo digests
+	// of its image (the engine's inspect), one line per container.
+	runs := func(service string, replicas int) string {
 		ids := strings.Fields(compose("-f", "compose.yaml", "ps", "-q", service))
-		if len(ids) != 1 {
-			t.Fatalf("service %s has containers %v", service, ids)
+		if len(ids) != replicas {
+			t.Fatalf("service %s has containers %v, want %d", service, ids, replicas)
 		}
-		img := dockerCLI(t, dh, "inspect", "-f", "{{.Image}}", ids[0])
-		return dockerCLI(t, dh, "image", "inspect", "-f", "{{range .RepoDigests}}{{.}} {{end}}", img)
+		var out []string
+		for _, id := range ids {
+			img := dockerCLI(t, dh, "inspect", "-f", "{{.Image}}", id)
+			out = append(out, dockerCLI(t, dh, "image", "inspect", "-f", "{{range .RepoDigests}}{{.}} {{end}}", img))
+		}
+		return strings.Join(out, "\n")
 	}
-	if got := runs("web"); !strings.Contains(got, webA) || strings.Contains(got, webB) {
+	if got := runs("web", 2); strings.Count(got, webA) != 2 || strings.Contains(got, webB) {
 		t.Errorf("web runs %s, want the locked %s", got, webA)
 	}
-	if got := runs("worker"); !strings.Contains(got, workerA) {
+	if got := runs("worker", 1); !strings.Contains(got, workerA) {
 		t.Errorf("worker runs %s, want the locked %s", got, workerA)
 	}
-	if r := pin(t, dir, "plan", "dock", cache); r.code != 0 || strings.Count(r.stdout, "SAME") != 2 {
+	if r := pin(t, dir, "plan", "dock", cache); r.code != 0 || strings.Count(r.stdout, "SAME") != 3 {
 		t.Fatalf("plan after up -d with the override: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// The stack is re-pulled on its floating tags: web now runs B, newer
 	// than the lock. outdated says so, and the override would downgrade it.
 	compose("-f", "compose.yaml", "pull", "-q")
-	compose("-f", "compose.yaml", "up", "-d")
-	if got := runs("web"); !strings.Contains(got, webB) {
+	compose("-f", "compose.yaml", "up", "-d", "--scale", "web=2")
+	if got := runs("web", 2); strings.Count(got, webB) != 2 {
 		t.Fatalf("web runs %s after the re-pull, want %s", got, webB)
 	}
 	t.Logf("init --compose:\n%s", r.stdout)
