@@ -109,6 +109,14 @@ func TestComposeEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Into a new catalogue, with the digest each tag names now, asked of
+	// the registry.
+	r = pin(t, dir, "init", "--compose", "compose.yaml", "--project-name", project, "--digest", "--catalogue", "fresh.hcl", cache)
+	fresh, _ := os.ReadFile(filepath.Join(dir, "fresh.hcl"))
+	if r.code != 0 || !bytes.Contains(fresh, []byte(`pin    = "latest@`+webA+`"`)) || !bytes.Contains(fresh, []byte(`pin    = "stable@`+workerA+`"`)) {
+		t.Fatalf("init --digest: exit %d\n%s\n%s%s", r.code, fresh, r.stdout, r.stderr)
+	}
+
 	// Lock what runs.
 	if r := pin(t, dir, "resolve", cache); r.code != 0 {
 		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)

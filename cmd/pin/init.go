@@ -17,6 +17,7 @@ import (
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/scaffold"
+	"github.com/pin-tool/pin/internal/source"
 )
 
 // composeFlags are the flags that say which Compose project to read.
@@ -55,6 +56,7 @@ type initOptions struct {
 	FromHost  string
 	Host      string
 	Policy    string
+	Digest    bool
 }
 
 func newInitCmd(g *globalOptions, s streams) *cobra.Command {
@@ -69,7 +71,8 @@ rewrites a module: run it again and it adds only what is missing.
   --compose FILE     Compose files, merged as Compose merges them, with .env
                      and ${VAR:-default} interpolation and --profile. A module
                      per service with an image, named after the service,
-                     pinned at the image as written (the tag, or tag@digest).
+                     pinned at the image as written (the tag, or tag@digest;
+                     with --digest, the tag and the digest it names now).
                      Services that are only built are skipped.
   --manifests DIR    Kubernetes manifests (and kustomize folders): the images
                      of Deployments, StatefulSets, DaemonSets, CronJobs, Jobs
@@ -92,6 +95,7 @@ to the catalogue file (created if absent; in a catalogue folder, init.hcl).`,
 	cmd.Flags().StringVar(&o.Manifests, "manifests", "", "a folder of Kubernetes manifests")
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "a catalogue host whose containers to add")
 	cmd.Flags().StringVar(&o.Host, "host", "", "the catalogue host that Compose services and manifests run on")
+	cmd.Flags().BoolVar(&o.Digest, "digest", false, "pin Compose and manifest images at tag@digest, the digest each tag names now (asks the registries)")
 	cmd.Flags().StringVar(&o.Policy, "policy", string(catalogue.AtLeastRunning), "policy of modules from Compose files and manifests")
 	return cmd
 }
@@ -157,6 +161,24 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		cands, skips = append(cands, c...), append(skips, sk...)
 	}
 
+	if o.Digest {
+		regCat := cat
+		if regCat == nil {
+			regCat = &catalogue.Catalogue{}
+		}
+		regs := source.NewRegistries(regCat, o.sourceOptions())
+		err := scaffold.AddDigests(ctx, cands, func(ctx context.Context, repo, tag string) (string, error) {
+			reg := regs.For(repo)
+			if reg == nil {
+				return "", errors.New("no registry may be asked (offline?)")
+			}
+			img, err := reg.Image(ctx, repo, tag, "linux/amd64")
+			return img.Digest, err
+		})
+		if err != nil {
+			return withCode(exitSource, err)
+		}
+	}
 	add, more := scaffold.Plan(cat, cands)
 	skips = append(skips, more...)
 	var old []byte

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -219,4 +220,30 @@ func reindent(src []byte, unit string) []byte {
 		lines[i] = append([]byte(strings.Repeat(unit, steps)), trimmed...)
 	}
 	return bytes.Join(lines, []byte("\n"))
+}
+
+// Resolver names the digest a tag names now: the registry's answer for
+// repo:tag (repo the full repository name).
+type Resolver func(ctx context.Context, repo, tag string) (digest string, err error)
+
+// AddDigests turns each candidate's tag-only pin into "tag@digest", the
+// digest the tag names now, by resolve. Candidates with no pin, or a pin
+// with a digest already, are left as they are. The first failure is
+// returned with the candidate it was for.
+func AddDigests(ctx context.Context, cands []Candidate, resolve Resolver) error {
+	for i, c := range cands {
+		if c.Pin == "" || strings.Contains(c.Pin, "@") || strings.HasPrefix(c.Pin, "sha256:") {
+			continue
+		}
+		repo, err := name.NewRepository(c.Image)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.From, err)
+		}
+		d, err := resolve(ctx, repo.Name(), c.Pin)
+		if err != nil {
+			return fmt.Errorf("%s: the digest of %s:%s: %w", c.From, c.Image, c.Pin, err)
+		}
+		cands[i].Pin = c.Pin + "@" + d
+	}
+	return nil
 }

@@ -208,3 +208,25 @@ spec:
 		t.Errorf("candidates (-want +got):\n%s", d)
 	}
 }
+
+func TestAddDigests(t *testing.T) {
+	cands := []Candidate{
+		{Image: "postgres", Pin: "16", From: "a"},
+		{Image: "registry.example.org/web", Pin: "1@sha256:00", From: "b"},
+		{Image: "registry.example.org/host", From: "c"},
+	}
+	var asked []string
+	err := AddDigests(context.Background(), cands, func(_ context.Context, repo, tag string) (string, error) {
+		asked = append(asked, repo+":"+tag)
+		return "sha256:ab", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"index.docker.io/library/postgres:16"}, asked); d != "" {
+		t.Errorf("asked (-want +got):\n%s", d)
+	}
+	if cands[0].Pin != "16@sha256:ab" || cands[1].Pin != "1@sha256:00" || cands[2].Pin != "" {
+		t.Errorf("pins %q %q %q", cands[0].Pin, cands[1].Pin, cands[2].Pin)
+	}
+}
