@@ -175,3 +175,48 @@ func TestManifestsInitAndExport(t *testing.T) {
 		t.Fatalf("export --check after an edit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestComposeInPlace: export --compose --in-place rewrites only the image
+// values of the services a module covers, keeping comments and quoting;
+// an image written with a variable is skipped with the reason; a second
+// run and --check agree.
+func TestComposeInPlace(t *testing.T) {
+	dir := t.TempDir()
+	src := `# deploy of the stack
+services:
+  web:
+    image: "registry.example.org/pin/web:latest"   # floating, pinned by pin
+    network_mode: none
+  cache:
+    image: ${CACHE_IMAGE:-registry.example.org/pin/web:latest}
+`
+	writeFiles(t, dir, map[string]string{
+		"stack/compose.yaml": src,
+		"catalogue.hcl": `host "dock" {
+  snapshot = "dock.json"
+}
+module "web" {
+  image  = "registry.example.org/pin/web"
+  policy = "at-least-running"
+  runs_on "dock" { compose = "stack/web" }
+}
+`,
+		"dock.json": `{"schema": 1, "host": "dock", "containers": [], "images": []}`,
+	})
+	lk := &lock.Lock{Modules: []*lock.Module{{Name: "web", Policy: "at-least-running", Image: "registry.example.org/pin/web", Tag: "latest", Digest: digWeb, Source: "pin", Reason: "test"}}}
+	os.WriteFile(filepath.Join(dir, "pin.lock.hcl"), lock.Format(lk), 0o644)
+	r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--offline")
+	if r.code != 0 || !strings.Contains(r.stdout, "skipped stack/compose.yaml:7, service cache: the image is set through a variable") {
+		t.Fatalf("export --in-place: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "stack/compose.yaml"))
+	if want := strings.Replace(src, `web:latest"`, `web:latest@`+digWeb+`"`, 1); string(got) != want {
+		t.Fatalf("compose.yaml:\n%s\nwant:\n%s", got, want)
+	}
+	if r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--check", "--offline"); r.code != 0 {
+		t.Fatalf("--check after export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--offline"); r.code != 0 || !strings.Contains(r.stdout, "Nothing to write") {
+		t.Fatalf("second export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
