@@ -47,10 +47,15 @@ func Env(path string, cov *Coverage, old []byte) Result {
 	done := map[string]bool{}
 	for i, l := range lines {
 		k, v, ok := strings.Cut(string(l), "=")
-		k = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(k), "export "))
 		if !ok {
 			continue
 		}
+		// "export NAME=…" keeps its export.
+		prefix := ""
+		if rest, found := strings.CutPrefix(strings.TrimSpace(k), "export "); found {
+			prefix, k = "export ", rest
+		}
+		k = strings.TrimSpace(k)
 		if ref, mine := want[k]; mine && !done[k] {
 			done[k] = true
 			for j := range r.Entries {
@@ -58,7 +63,7 @@ func Env(path string, cov *Coverage, old []byte) Result {
 					r.Entries[j].Old = strings.Trim(strings.TrimSpace(v), `"'`)
 				}
 			}
-			lines[i] = fmt.Appendf(nil, "%s=%s", k, ref)
+			lines[i] = fmt.Appendf(nil, "%s%s=%s", prefix, k, ref)
 		}
 	}
 	for _, n := range order {

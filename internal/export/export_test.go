@@ -127,9 +127,9 @@ func TestInPlaceKeepsFormatting(t *testing.T) {
 
 func TestEnv(t *testing.T) {
 	cov, _ := fixture(t)
-	old := []byte("# deploy settings\nFORGE_IMAGE=registry.example.org/forge/forgejo:1.22\nREPLICAS=2\n")
+	old := []byte("# deploy settings\nexport FORGE_IMAGE=registry.example.org/forge/forgejo:1.22\nREPLICAS=2\n")
 	r := Env("deploy.env", cov, old)
-	want := "# deploy settings\nFORGE_IMAGE=registry.example.org/forge/forgejo:1.27.3@" + d3 + "\nREPLICAS=2\n" +
+	want := "# deploy settings\nexport FORGE_IMAGE=registry.example.org/forge/forgejo:1.27.3@" + d3 + "\nREPLICAS=2\n" +
 		"DB_IMAGE=index.docker.io/library/postgres:16@" + d2 + "\nWEB_IMAGE=registry.example.org/pin/web:latest@" + d1 + "\n"
 	if d := cmp.Diff(want, string(r.Files[0].Bytes)); d != "" {
 		t.Fatalf("env (-want +got):\n%s", d)

@@ -143,6 +143,7 @@ module "db" {
 		{ID: "3", Name: "db", Image: "postgres:16", State: "running"},
 		{ID: "4", Name: "cache", Image: "redis:7", State: "exited"},
 		{ID: "5", Name: "fresh", Image: "redis:7", State: "created"},
+		{ID: "6", Name: "migrate", Pod: "migrate-x7", Workload: "job/migrate", Image: "redis:7", State: "running"},
 	}}
 	cands, skips := FromHost(cat, "dock", s)
 	add, more := Plan(cat, cands)
@@ -154,8 +155,8 @@ module "db" {
 	if d := cmp.Diff([]string{"cache redis cache", "web 127.0.0.1:5000/pin/web stack/web"}, got); d != "" {
 		t.Errorf("added (-want +got):\n%s", d)
 	}
-	if len(skips) != 3 {
-		t.Errorf("skipped %+v, want db (taken over), fresh (never started), stack-web-2 (same service)", skips)
+	if len(skips) != 4 {
+		t.Errorf("skipped %+v, want db (taken over), fresh (never started), a job's pod, stack-web-2 (same service)", skips)
 	}
 	out := Render(nil, add)
 	if _, diags := catalogue.Parse(catalogue.Source{Filename: "c.hcl", Bytes: append([]byte("host \"dock\" {}\n"), out...)}); diags.HasErrors() {

@@ -137,7 +137,11 @@ func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Ca
 		}
 		cand := Candidate{Image: repo, Policy: catalogue.AtLeastRunning, From: what}
 		project, service := c.Labels[catalogue.ComposeProjectLabel], c.Labels[catalogue.ComposeServiceLabel]
+		kind, _, _ := strings.Cut(c.Workload, "/")
 		switch {
+		case c.Pod != "" && !slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)):
+			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
+			continue
 		case c.Pod != "":
 			_, obj, _ := strings.Cut(c.Workload, "/")
 			cand.Name, cand.Alt = ModuleName(obj), ModuleName(obj+"-"+c.Name)
@@ -160,4 +164,12 @@ func where(c host.Container) string {
 		return c.Pod + "/" + c.Name
 	}
 	return c.Name
+}
+
+func workloadWords() []string {
+	out := make([]string, len(catalogue.WorkloadKinds))
+	for i, k := range catalogue.WorkloadKinds {
+		out[i] = string(k)
+	}
+	return out
 }
