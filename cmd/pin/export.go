@@ -170,56 +170,130 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		return err
 	}
 
-	disagree := false
+	out := exportOutput{Schema: JSONSchema, Command: "export", Check: o.Check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
+	seen := map[string]bool{}
 	for _, r := range results {
 		for _, e := range r.Entries {
-			if e.Old != e.New {
-				fmt.Fprintf(s.Out, "%s: %s → %s (module %s)\n", sanitize(e.Where), orNone(sanitize(e.Old)), sanitize(e.New), e.Module)
-			}
+			out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
 		}
 		for _, sk := range r.Skipped {
-			fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
+			out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
 		}
 		for _, f := range r.Findings {
-			disagree = true
-			fmt.Fprintf(s.Err, "%s: %s\n", sanitize(f.Where), sanitize(f.Msg))
+			out.Findings = append(out.Findings, exportFinding{Where: f.Where, Message: f.Msg})
 		}
-	}
-	var changed []string
-	for _, r := range results {
 		for _, f := range r.Files {
-			if f.Changed() {
-				changed = append(changed, f.Path)
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed()})
 			}
 		}
 	}
-	slices.Sort(changed)
-	changed = slices.Compact(changed)
-	if o.Check {
-		for _, p := range changed {
-			fmt.Fprintf(s.Out, "%s disagrees with the lock\n", p)
-		}
-		if len(changed) > 0 || disagree {
-			return withCode(exitFindings, fmt.Errorf("%d file(s) disagree with the lock; run pin export without --check", max(len(changed), 1)))
-		}
-		fmt.Fprintln(s.Out, "Every file agrees with the lock.")
-		return nil
-	}
-	for _, r := range results {
-		for _, f := range r.Files {
-			if !f.Changed() {
-				continue
-			}
-			if err := renameio.WriteFile(f.Path, f.Bytes, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(f.Path))); err != nil {
-				return withCode(exitInput, fmt.Errorf("writing %s: %w", f.Path, err))
-			}
-			fmt.Fprintf(s.Out, "Wrote %s.\n", f.Path)
+	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
+	changed := 0
+	for _, f := range out.Files {
+		if f.Changed {
+			changed++
 		}
 	}
-	if len(changed) == 0 {
-		fmt.Fprintln(s.Out, "Nothing to write: every file agrees with the lock.")
+	if !o.Check {
+		for _, r := range results {
+			for _, f := range r.Files {
+				if !f.Changed() {
+					continue
+				}
+				if err := renameio.WriteFile(f.Path, f.Bytes, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(f.Path))); err != nil {
+					return withCode(exitInput, fmt.Errorf("writing %s: %w", f.Path, err))
+				}
+			}
+		}
+		for i := range out.Files {
+			out.Files[i].Written = out.Files[i].Changed
+		}
+	}
+	if o.Format == "json" {
+		if err := writeJSON(s.Out, out); err != nil {
+			return err
+		}
+	} else {
+		writeExport(s, out)
+	}
+	if o.Check && (changed > 0 || len(out.Findings) > 0) {
+		return withCode(exitFindings, fmt.Errorf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves; run pin export without --check", changed, len(out.Findings)))
 	}
 	return nil
+}
+
+// exportOutput is pin export's result, the JSON of --format json.
+type exportOutput struct {
+	Schema     int             `json:"schema"`
+	Command    string          `json:"command"`
+	Check      bool            `json:"check"`
+	Files      []exportFile    `json:"files"`
+	References []exportEntry   `json:"references"`
+	Skipped    []exportSkip    `json:"skipped"`
+	Findings   []exportFinding `json:"findings"`
+}
+
+type exportFile struct {
+	Path string `json:"path"`
+	// Changed: the file disagrees with the lock (would change); Written:
+	// it was written (never with --check).
+	Changed bool `json:"changed"`
+	Written bool `json:"written"`
+}
+
+type exportEntry struct {
+	Where   string `json:"where"`
+	Module  string `json:"module"`
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	Changed bool   `json:"changed"`
+}
+
+type exportSkip struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
+}
+
+type exportFinding struct {
+	Where   string `json:"where"`
+	Message string `json:"message"`
+}
+
+// writeExport renders the result for people: references that change,
+// what was skipped and why, findings on stderr with file:line, and the
+// files written or disagreeing.
+func writeExport(s streams, out exportOutput) {
+	for _, e := range out.References {
+		if e.Changed {
+			fmt.Fprintf(s.Out, "%s: %s → %s (module %s)\n", sanitize(e.Where), orNone(sanitize(e.Old)), sanitize(e.New), e.Module)
+		}
+	}
+	for _, sk := range out.Skipped {
+		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
+	}
+	for _, f := range out.Findings {
+		fmt.Fprintf(s.Err, "%s: %s\n", sanitize(f.Where), sanitize(f.Message))
+	}
+	changed := 0
+	for _, f := range out.Files {
+		switch {
+		case f.Written:
+			changed++
+			fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(f.Path))
+		case f.Changed:
+			changed++
+			fmt.Fprintf(s.Out, "%s disagrees with the lock\n", sanitize(f.Path))
+		}
+	}
+	switch {
+	case changed > 0:
+	case out.Check && len(out.Findings) == 0:
+		fmt.Fprintln(s.Out, "Every file agrees with the lock.")
+	case !out.Check:
+		fmt.Fprintln(s.Out, "Nothing to write: every file agrees with the lock.")
+	}
 }
 
 // exportFloors previews the cutover of the exported modules on every host

@@ -187,29 +187,66 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 			old = src.Bytes
 		}
 	}
-	out := scaffold.Render(old, add)
+	rendered := scaffold.Render(old, add)
 	// What is written must load: check the whole catalogue with it.
 	next := slices.DeleteFunc(slices.Clone(srcs), func(src catalogue.Source) bool { return src.Filename == target })
-	next = append(next, catalogue.Source{Filename: target, Bytes: out})
+	next = append(next, catalogue.Source{Filename: target, Bytes: rendered})
 	if c, diags := catalogue.Parse(next...); diags.HasErrors() {
 		printDiags(s, c.Files, diags)
 		return withCode(exitInput, fmt.Errorf("the modules init would add do not load; nothing written: %w", errReported))
 	}
+	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []exportSkip{}}
 	for _, c := range add {
-		fmt.Fprintf(s.Out, "added   module %q (%s) from %s\n", c.Name, c.Image, sanitize(c.From))
+		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
+		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
+		out.Added = append(out.Added, a)
 	}
 	for _, sk := range skips {
+		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
+	}
+	if len(add) > 0 {
+		if err := renameio.WriteFile(target, rendered, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(target))); err != nil {
+			return withCode(exitInput, fmt.Errorf("writing catalogue %s: %w", target, err))
+		}
+		out.Written = true
+	}
+	if o.Format == "json" {
+		return writeJSON(s.Out, out)
+	}
+	for _, a := range out.Added {
+		fmt.Fprintf(s.Out, "added   module %q (%s) from %s\n", a.Module, a.Image, sanitize(a.From))
+	}
+	for _, sk := range out.Skipped {
 		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
 	}
-	if len(add) == 0 {
+	if out.Written {
+		fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(out.Added), target)
+	} else {
 		fmt.Fprintf(s.Out, "Nothing to add: %s has a module for everything found.\n", target)
-		return nil
 	}
-	if err := renameio.WriteFile(target, out, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(target))); err != nil {
-		return withCode(exitInput, fmt.Errorf("writing catalogue %s: %w", target, err))
-	}
-	fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(add), target)
 	return nil
+}
+
+// initOutput is pin init's result, the JSON of --format json.
+type initOutput struct {
+	Schema    int          `json:"schema"`
+	Command   string       `json:"command"`
+	Catalogue string       `json:"catalogue"`
+	Written   bool         `json:"written"`
+	Added     []initAdded  `json:"added"`
+	Skipped   []exportSkip `json:"skipped"`
+}
+
+type initAdded struct {
+	Module    string `json:"module"`
+	Image     string `json:"image"`
+	Policy    string `json:"policy"`
+	Pin       string `json:"pin,omitempty"`
+	Host      string `json:"host,omitempty"`
+	Compose   string `json:"compose,omitempty"`
+	Workload  string `json:"workload,omitempty"`
+	Container string `json:"container,omitempty"`
+	From      string `json:"from"`
 }
 
 // catalogueFiles returns the file init writes to (the catalogue file, or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,15 @@ func TestManifestsInitAndExport(t *testing.T) {
 	if r := pin(t, dir, "init", "--manifests", "k8s"); r.code != 0 || !strings.Contains(r.stdout, "Nothing to add") {
 		t.Fatalf("second init: exit %d\n%s", r.code, r.stdout)
 	}
+	r = pin(t, dir, "init", "--manifests", "k8s", "--format", "json")
+	var out struct {
+		Written bool
+		Added   []any
+		Skipped []struct{ What, Why string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || out.Written || len(out.Added) != 0 || len(out.Skipped) != 2 {
+		t.Fatalf("init --format json: exit %d (%v)\n%s", r.code, err, r.stdout)
+	}
 	name := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(string(cat), "module \"", 2)[1], ""), "")
 	name = name[:strings.Index(name, "\"")]
 	lk := &lock.Lock{Modules: []*lock.Module{{Name: name, Policy: "at-least-running", Image: "registry.example.org/forge/forgejo", Tag: "1.27.3", Digest: digForge, Source: "pin", Reason: "test"}}}
@@ -213,8 +223,19 @@ module "web" {
 	if want := strings.Replace(src, `web:latest"`, `web:latest@`+digWeb+`"`, 1); string(got) != want {
 		t.Fatalf("compose.yaml:\n%s\nwant:\n%s", got, want)
 	}
-	if r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--check", "--offline"); r.code != 0 {
-		t.Fatalf("--check after export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--check", "--offline", "--format", "json")
+	var out struct {
+		Files []struct {
+			Path             string
+			Changed, Written bool
+		}
+		References []struct{ Module, New string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil {
+		t.Fatalf("--check --format json after export: exit %d (%v)\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if len(out.Files) != 1 || out.Files[0].Changed || out.Files[0].Written || len(out.References) != 1 || out.References[0].New != "registry.example.org/pin/web:latest@"+digWeb {
+		t.Errorf("json: %+v", out)
 	}
 	if r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--offline"); r.code != 0 || !strings.Contains(r.stdout, "Nothing to write") {
 		t.Fatalf("second export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
