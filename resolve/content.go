@@ -106,7 +106,11 @@ func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock
 	if e.Config != "" && img.Platforms == nil && img.ConfigDigest != "" && img.ConfigDigest != e.Config {
 		return image.Image{}, mismatch("config", e.Config, img.ConfigDigest)
 	}
-	if e.Platforms != nil && !maps.Equal(e.Platforms, img.Platforms) {
+	// An entry that records platforms names an index, and one that records
+	// a config and no platforms a single manifest: the content must be
+	// the same kind, with the same platforms.
+	indexClaimed, indexNamed := len(e.Platforms) > 0, len(img.Platforms) > 0
+	if (indexClaimed && !maps.Equal(e.Platforms, img.Platforms)) || (!indexClaimed && indexNamed && e.Config != "") {
 		return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
 	}
 	if v := versionOf(opts, img); e.Version != "" && v != e.Version {

@@ -20,6 +20,10 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 		e.Policy = string(dc.m.Policy)
 		e.Reason = c.reason
 		e.Rule = string(c.rule)
+		e.AllowDowngrade, e.Restore = "", ""
+		if dg != nil {
+			e.AllowDowngrade, e.Restore = dc.m.AllowDowngrade, dc.m.Restore
+		}
 	} else {
 		img := c.img
 		e = &lock.Module{

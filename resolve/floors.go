@@ -56,8 +56,12 @@ func (f Floor) runs() string {
 // exited, dead, crash-looping: an image that has run has touched the data,
 // and a stopped container starts again), except one that was created and
 // never started ("created"), which has touched nothing. That one is
-// reported, not a floor.
-func IsFloor(o observe.Observation) bool { return o.State != "created" }
+// reported, not a floor; so are, on Kubernetes, a workload scaled to zero
+// (read from its template: nothing runs it) and an ephemeral (debug)
+// container, which is not part of its workload.
+func IsFloor(o observe.Observation) bool {
+	return o.State != "created" && o.State != observe.StateScaledToZero && !o.Ephemeral()
+}
 
 // floors gathers module floors: the containers the hosts report (in host
 // and container order), then the previous lock entry (old, as its content

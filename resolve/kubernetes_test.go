@@ -3,6 +3,7 @@ package resolve
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,24 +54,29 @@ func TestObservationsWorkloads(t *testing.T) {
 		}
 		return sel
 	}
+	// Replicas of one image are one observation, keyed by workload; two
+	// images of one container sort by digest.
+	svc := []string{"deployment/svc/svc:running:svc-7c9f-a,svc-7c9f-c@new", "deployment/svc/svc:running:svc-7c9f-b@old"}
+	if older.Digest < newer.Digest {
+		svc[0], svc[1] = svc[1], svc[0]
+	}
+	proxy := "deployment/svc/proxy:running:svc-7c9f-a,svc-7c9f-b@proxy"
 	for _, tt := range []struct {
 		name    string
 		ro      catalogue.RunsOn
 		want    []string
 		missing string
 	}{
-		{"workload and container", catalogue.RunsOn{Workload: "deployment/svc", Container: "svc"},
-			[]string{"svc-7c9f-a/svc:running", "svc-7c9f-b/svc:running", "svc-7c9f-c/svc:waiting: CrashLoopBackOff"}, ""},
-		{"workload, every container", catalogue.RunsOn{Workload: "deployment/svc"},
-			[]string{"svc-7c9f-a/proxy:running", "svc-7c9f-a/svc:running", "svc-7c9f-b/proxy:running", "svc-7c9f-b/svc:running", "svc-7c9f-c/svc:waiting: CrashLoopBackOff"}, ""},
-		{"statefulset", catalogue.RunsOn{Workload: "statefulset/db"}, []string{"db-0/svc:running"}, ""},
-		{"one pod of a deployment", catalogue.RunsOn{Workload: "pod/svc-7c9f-b", Container: "svc"}, []string{"svc-7c9f-b/svc:running"}, ""},
-		{"a pod nothing owns", catalogue.RunsOn{Workload: "pod/debug"}, []string{"debug/svc:running"}, ""},
+		{"workload and container", catalogue.RunsOn{Workload: "deployment/svc", Container: "svc"}, svc, ""},
+		{"workload, every container", catalogue.RunsOn{Workload: "deployment/svc"}, append([]string{proxy}, svc...), ""},
+		{"statefulset", catalogue.RunsOn{Workload: "statefulset/db"}, []string{"statefulset/db/svc:running:db-0@old"}, ""},
+		{"one pod of a deployment", catalogue.RunsOn{Workload: "pod/svc-7c9f-b", Container: "svc"}, []string{"deployment/svc/svc:running:svc-7c9f-b@old"}, ""},
+		{"a pod nothing owns", catalogue.RunsOn{Workload: "pod/debug"}, []string{"pod/debug/svc:running:debug@new"}, ""},
 		{"selector and container", catalogue.RunsOn{Selector: sel("app in (svc,db)"), SelectorText: "app in (svc,db)", Container: "svc"},
-			[]string{"db-0/svc:running", "svc-7c9f-a/svc:running", "svc-7c9f-b/svc:running", "svc-7c9f-c/svc:waiting: CrashLoopBackOff"}, ""},
+			append(slices.Clone(svc), "statefulset/db/svc:running:db-0@old"), ""},
 		{"missing workload", catalogue.RunsOn{Workload: "deployment/gone", Container: "svc"}, nil, "prod/deployment/gone container svc"},
 		{"missing selector", catalogue.RunsOn{Selector: sel("app=nope"), SelectorText: "app=nope"}, nil, "prod/selector app=nope"},
-		{"container name alone: every pod's", catalogue.RunsOn{Container: "proxy"}, []string{"svc-7c9f-a/proxy:running", "svc-7c9f-b/proxy:running"}, ""},
+		{"container name alone: every pod's", catalogue.RunsOn{Container: "proxy"}, []string{proxy}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ro := tt.ro
@@ -79,7 +85,14 @@ func TestObservationsWorkloads(t *testing.T) {
 			obs, missing := observe.Observations(m, seen)
 			var got []string
 			for _, o := range obs {
-				got = append(got, o.Container+":"+o.State)
+				which := map[string]string{newer.Digest: "new", older.Digest: "old"}[o.Image.Digest]
+				if which == "" {
+					which = "proxy"
+				}
+				if o.Replicas != len(o.Pods) {
+					t.Errorf("%s: %d replicas, pods %v", o.Where(), o.Replicas, o.Pods)
+				}
+				got = append(got, o.Container+":"+o.State+":"+strings.Join(o.Pods, ",")+"@"+which)
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("observations (-want +got):\n%s", d)
@@ -120,8 +133,9 @@ func TestResolveCluster(t *testing.T) {
 	reg := &countingRegistry{Registry: newFakeRegistry(repo, "1.27.3/2026-09-01+1.27.3", "1.22.6/2024-12-12+1.22.6"), asked: map[string]int{}}
 
 	d := decide(catalogue.Exact, reg)
-	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || d.Refusal.Floor.Observation.Container != "svc-7c9f-a/svc" {
-		t.Fatalf("exact: refusal %+v, err %v; want a downgrade refused against prod/svc-7c9f-a/svc", d.Refusal, d.Err)
+	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || d.Refusal.Floor.Observation.Container != "deployment/svc/svc" ||
+		!slices.Equal(d.Refusal.Floor.Observation.Pods, []string{"svc-7c9f-a", "svc-7c9f-c"}) {
+		t.Fatalf("exact: refusal %+v, err %v; want a downgrade refused against prod/deployment/svc/svc (pods svc-7c9f-a, svc-7c9f-c)", d.Refusal, d.Err)
 	}
 	if !d.Skew {
 		t.Error("replicas on two digests are not reported as skew")
@@ -138,8 +152,11 @@ func TestResolveCluster(t *testing.T) {
 	if d.New == nil || d.New.Digest != newer.Digest || d.New.Source != "running" || d.New.Version != "1.27.3" {
 		t.Fatalf("at-least-running: %+v, refusal %v, err %v", d.New, d.Refusal, d.Err)
 	}
-	if len(d.New.Observed) != 3 {
-		t.Errorf("observed = %+v, want the two running replicas and the crashing one: it has run", d.New.Observed)
+	if len(d.New.Observed) != 2 || d.New.Observed[0].Container != "deployment/svc/svc" || d.New.Observed[1].Container != "deployment/svc/svc" {
+		t.Errorf("observed = %+v, want deployment/svc/svc twice: once per image its replicas run", d.New.Observed)
+	}
+	if strings.Contains(d.New.Reason, "svc-7c9f") {
+		t.Errorf("the lock's reason names a pod: %s", d.New.Reason)
 	}
 	checkInvariant(t, d)
 
@@ -151,7 +168,7 @@ func TestResolveCluster(t *testing.T) {
 	}
 	// Any other registry failure is the module's error.
 	d = decide(catalogue.Exact, brokenImages{Registry: reg, err: errors.New("503 service unavailable")})
-	if d.Err == nil || !strings.Contains(d.Err.Error(), "describing what prod/svc-7c9f-a/svc runs") || !errors.As(d.Err, new(*observe.SourceError)) {
+	if d.Err == nil || !strings.Contains(d.Err.Error(), "describing what prod/deployment/svc/svc runs") || !errors.As(d.Err, new(*observe.SourceError)) {
 		t.Errorf("broken registry: err = %v", d.Err)
 	}
 }

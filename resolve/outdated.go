@@ -161,11 +161,34 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	if enrichErr != nil {
 		c.fail(enrichErr)
 	}
+	var floors []observe.Observation
+	for _, o := range obs {
+		if IsFloor(o) {
+			floors = append(floors, o)
+		}
+	}
+	// The order of the questions saves requests: by tag first (the
+	// candidate of a policy other than track-upstream), then what "pin
+	// resolve" would decide (the pin, the candidate of track-upstream, by
+	// digest the images that run), then the locked image: digests already
+	// read come from the cache.
+	var cand *image.Image
+	asked, regOK := false, true
+	if enrichErr == nil && m.Policy != catalogue.TrackUpstream {
+		cand, regOK = c.upstream(ctx, floors, nil)
+		asked = true
+	}
+	var d *Decision
+	if !hostFailed && enrichErr == nil && regOK {
+		d = decide(ctx, in, m)
+	}
 	if s.Locked == nil {
 		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
 	} else {
 		img := claimedImage(s.Locked)
-		if enrichErr == nil {
+		if f := lockedFloor(d); f != nil {
+			img = f.Image
+		} else if enrichErr == nil {
 			// (A registry that just failed is not asked again.)
 			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts)
 			if err != nil {
@@ -176,24 +199,30 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		}
 		c.locked = &img
 	}
-	var floors []observe.Observation
-	for _, o := range obs {
-		if IsFloor(o) {
-			floors = append(floors, o)
-		}
-	}
 	c.running(floors)
-	var d *Decision
-	if !hostFailed && enrichErr == nil {
-		d = decide(ctx, in, m)
+	if d != nil {
 		c.wouldResolve(d)
 	}
-	if enrichErr == nil && (d == nil || !failedOnRegistry(d)) {
+	if enrichErr == nil && !asked && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
-		c.upstream(ctx, floors, d)
+		cand, _ = c.upstream(ctx, floors, d)
 	}
+	c.judge(cand)
 	c.finish()
 	return s
+}
+
+// lockedFloor is the previous entry as d read it, or nil.
+func lockedFloor(d *Decision) *Floor {
+	if d == nil {
+		return nil
+	}
+	for i := range d.Floors {
+		if d.Floors[i].Kind == FloorLocked {
+			return &d.Floors[i]
+		}
+	}
+	return nil
 }
 
 // failedOnRegistry reports whether the decision failed on a registry.
@@ -287,15 +316,18 @@ func (c *checker) allowed() string {
 	return ""
 }
 
-// upstream finds the newest candidate within the module's policy,
-// describes it, and weighs it against the lock. For track-upstream it is
-// what d weighed, when d was decided.
-func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d *Decision) {
+// upstream finds the newest candidate within the module's policy and
+// describes it (judge weighs it against the lock). For track-upstream it
+// is what d weighed, when d was decided. ok is false when the registry
+// failed.
+func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d *Decision) (*image.Image, bool) {
 	m := c.m
 	if c.reg == nil {
-		return // no registry may be asked: no candidate, and no failure
+		return nil, true // no registry may be asked: no candidate, and no failure
 	}
+	failed := false
 	regErr := func(what string, err error) {
+		failed = true
 		c.fail(fmt.Errorf("%s: %w", what, &observe.SourceError{Source: "registry of " + m.Image, Err: err}))
 	}
 	var img *image.Image
@@ -314,31 +346,36 @@ func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d 
 		default:
 			tags, err := c.reg.Tags(ctx, m.Image)
 			if errors.Is(err, image.ErrUnavailable) {
-				return // offline: tag lists are not kept, so no candidate, and no failure
+				return nil, !failed // offline: tag lists are not kept, so no candidate, and no failure
 			}
 			if err != nil {
 				regErr("listing tags", err)
-				return
+				return nil, !failed
 			}
 			ref, _ = rank(tags, c.filters(), floors)
 			c.hint(tags, floors, ref)
 		}
 		if ref == "" {
-			return
+			return nil, !failed
 		}
 		got, err := c.reg.Image(ctx, m.Image, ref, c.platform(floors))
 		switch {
 		case followLocked && errors.Is(err, image.ErrNotFound):
-			return // the tag is gone upstream: no candidate; the policy does not follow it
+			return nil, !failed // the tag is gone upstream: no candidate; the policy does not follow it
 		case errors.Is(err, image.ErrUnavailable):
-			return // offline, and the cache does not know the tag: no candidate
+			return nil, !failed // offline, and the cache does not know the tag: no candidate
 		case err != nil:
 			regErr(fmt.Sprintf("describing the upstream tag %q", ref), err)
-			return
+			return nil, !failed
 		}
 		got.Tag = ref
 		img = &got
 	}
+	return img, !failed
+}
+
+// judge weighs the upstream candidate against the lock.
+func (c *checker) judge(img *image.Image) {
 	if img == nil {
 		return
 	}

@@ -58,6 +58,8 @@ track-upstream   1.24.0          -                 1.22.6,1.24.0,2.0.0    c=<2  
 track-upstream   1.24.0          -                 1.22.6,1.24.0          c=<2       → current
 track-upstream   1.22.6          -                 1.22.6,1.22.7,1.27.3   re=^1\.22\. → behind-upstream
 track-upstream   1.22.6          -                 1.22.6,1.28.0-rc.1     -          → current
+track-upstream   1.22.6          -                 1.22.6,1.27.3          c=<1.0     → error hint:1.27.3
+exact            1.22.6          -                 1.27.3                 gone       → error
 track-upstream   1.22.6          -                 1.22.6,1.28.0-rc.1     pre        → behind-upstream
 track-upstream   latest/2026-08-20 -               latest/2026-09-17      tag=latest → behind-upstream
 track-upstream   latest/2026-08-20 -               latest/1970-01-01      tag=latest → unknown-order

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -89,6 +90,9 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
+	if err := dc.settle(ctx); err != nil {
+		return choice{}, nil, err
+	}
 	dg, err := dc.checkFloors(pin, "the exact pin")
 	if err != nil {
 		return choice{}, nil, err
@@ -105,6 +109,9 @@ func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error)
 			return choice{}, nil, err
 		}
 		pin = &p
+	}
+	if err := dc.settle(ctx); err != nil {
+		return choice{}, nil, err
 	}
 	return dc.pick(ctx, pin, "the pin", lock.SourcePin)
 }
@@ -319,7 +326,7 @@ func (dc *decider) describeWin(what string, img image.Image, dg *Refusal) (strin
 			rule = res.Rule
 		}
 	}
-	s := what + "; " + strings.Join(parts, "; ")
+	s := what + "; " + strings.Join(slices.Compact(parts), "; ")
 	if dg != nil {
 		s += dc.allowedText()
 	}

@@ -65,9 +65,17 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
 		// Not on this host: keep what was locked, or, with nothing locked
-		// yet, leave the module to "pin resolve".
-		d.New = d.Old
+		// yet, leave the module to "pin resolve". What is kept is checked
+		// against its content all the same: a hand-edited entry is not
+		// written back as if it were pin's.
 		d.Observations, d.Missing = nil, nil
+		if d.Old != nil {
+			if _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts); err != nil {
+				d.Err = err
+				return d
+			}
+		}
+		d.New = d.Old
 		return d
 	}
 	if err := observe.Enrich(ctx, dc.reg, m, d.Observations); err != nil {
@@ -75,23 +83,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		return d
 	}
 	dc.obs = d.Observations
-	var oldImg *image.Image
-	if d.Old != nil {
-		img, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts)
-		if err != nil {
-			d.Err = err
-			return d
-		}
-		oldImg = &img
-	}
-	dc.floors = floors(d.Observations, d.Old, oldImg, in)
-	if err := dc.describeRecorded(ctx); err != nil {
-		d.Err = err
-		return d
-	}
-	d.Floors = dc.floors
 	d.Skew = skew(d.Observations, dc.opts)
 
+	// Each policy first fetches what it would lock (the pin, the
+	// candidate), then reads the floors (settle), then judges: a previous
+	// entry that names the same image is then read from the cache, not
+	// asked again.
 	var c choice
 	var dg *Refusal
 	var err error
@@ -99,7 +96,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.
-		c, dg, err = dc.pick(ctx, nil, "", lock.SourceUpstream)
+		if err = dc.settle(ctx); err == nil {
+			c, dg, err = dc.keepOrRunning(ctx)
+		}
 	case m.Policy == catalogue.Exact:
 		c, dg, err = dc.exact(ctx)
 	case m.Policy == catalogue.AtLeastRunning:
@@ -110,6 +109,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		err = &unknownPolicyError{module: m.Name, policy: string(m.Policy)}
 	}
 	d.unread = dc.unread
+	d.Floors = dc.floors
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
@@ -131,6 +131,41 @@ func (e *unknownPolicyError) Error() string {
 
 func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
+}
+
+// keepOrRunning weighs the previous entry against what runs, for a
+// track-upstream module recorded from a host: the entry stays where it is
+// at or above every floor (or the catalogue states the downgrade), else
+// the newest floor is locked.
+func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) {
+	for _, f := range dc.floors {
+		if f.Kind != FloorLocked {
+			continue
+		}
+		img := f.Image
+		c, dg, err := dc.pick(ctx, &img, "the locked image", lock.SourceUpstream)
+		if err == nil && !c.keep && c.img.Digest == img.Digest {
+			c = choice{keep: true, reason: c.reason, rule: c.rule}
+		}
+		return c, dg, err
+	}
+	return dc.pick(ctx, nil, "", lock.SourceUpstream)
+}
+
+// settle reads the floors: the previous entry by its content (a
+// *LockMismatchError where its lines disagree), and what it recorded on
+// hosts not read.
+func (dc *decider) settle(ctx context.Context) error {
+	var oldImg *image.Image
+	if dc.old != nil {
+		img, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts)
+		if err != nil {
+			return err
+		}
+		oldImg = &img
+	}
+	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
+	return dc.describeRecorded(ctx)
 }
 
 // describeRecorded reads the content of what the previous entry recorded

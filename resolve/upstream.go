@@ -79,6 +79,9 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		}
 		img.Tag = dc.m.Tag
 		d.candidate = &img
+		if err := dc.settle(ctx); err != nil {
+			return choice{}, nil, err
+		}
 		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
@@ -89,8 +92,11 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	f := moduleFilters(dc.m)
 	best, n := rank(tags, f, dc.obs)
 	if best == "" {
-		if !slices.ContainsFunc(dc.floors, func(f Floor) bool { return f.Kind == FloorContainer }) {
+		if !slices.ContainsFunc(dc.obs, IsFloor) {
 			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
+		}
+		if err := dc.settle(ctx); err != nil {
+			return choice{}, nil, err
 		}
 		return dc.pick(ctx, nil, "", lock.SourceUpstream)
 	}
@@ -100,6 +106,9 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	img.Tag = best
 	d.candidate = &img
+	if err := dc.settle(ctx); err != nil {
+		return choice{}, nil, err
+	}
 	return dc.pick(ctx, &img, fmt.Sprintf("the newest upstream tag of %d matching%s,", n, f.String()), lock.SourceUpstream)
 }
 

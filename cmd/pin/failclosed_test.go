@@ -242,3 +242,20 @@ func TestFromHostKeepsOtherHosts(t *testing.T) {
 		t.Errorf("mesh-1's observation was dropped:\n%s", lock)
 	}
 }
+
+// A malformed snapshot is bad input: exit 2, naming the file and where,
+// for resolve, plan and outdated alike.
+func TestMalformedSnapshotIsBadInput(t *testing.T) {
+	dir := incidentLocked(t)
+	writeFile(t, filepath.Join(dir, "mesh-1.json"), "{\"schema\": 1,\n \"host\": \"mesh-1\",\n \"containers\": [oops]}\n")
+	before := readLock(t, dir)
+	for _, args := range [][]string{{"resolve"}, {"plan", "mesh-1"}, {"outdated"}} {
+		r := pin(t, dir, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "mesh-1.json:3:") {
+			t.Errorf("%s: exit %d\n%s", args[0], r.code, r.stderr)
+		}
+	}
+	if readLock(t, dir) != before {
+		t.Error("the lock changed")
+	}
+}

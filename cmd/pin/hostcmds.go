@@ -125,7 +125,7 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		item := cutoverItem{Module: c.Module, Container: ob.Container, State: ob.State, Locked: lockImage(c.Locked), Verdict: string(c.Verdict),
 			Rule: string(c.Order.Rule), Detail: c.Order.Detail,
 			Running: observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State, Floor: resolve.IsFloor(ob), Tag: ob.Image.Tag, Digest: ob.Image.Digest,
-				ImageID: ob.Image.ImageID, Version: ob.Image.VersionLabel(), Created: resolve.Created(ob.Image.Created)}}
+				ImageID: ob.Image.ImageID, Version: ob.Image.VersionLabel(), Created: resolve.Created(ob.Image.Created), Replicas: ob.Replicas, Pods: ob.Pods}}
 		if item.Locked != nil {
 			item.Locked.Reason = "" // the why of the lock is in the lock; the plan says the verdict
 		}
@@ -156,7 +156,10 @@ func writeCutover(w io.Writer, out cutoverOutput) {
 	}
 	for _, it := range out.Items {
 		fmt.Fprintf(w, "%s/%s (module %s): %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict))
-		fmt.Fprintf(w, "  runs     %s [%s]\n", describeSeen(it.Running), it.State)
+		fmt.Fprintf(w, "  runs     %s%s [%s]\n", replicasText(it.Running), describeSeen(it.Running), it.State)
+		if len(it.Running.Pods) > 0 {
+			fmt.Fprintf(w, "  pods     %s\n", strings.Join(it.Running.Pods, ", "))
+		}
 		fmt.Fprintf(w, "  starts   %s\n", describeLocked(it.Locked))
 		if it.Rule != "" {
 			fmt.Fprintf(w, "  rule     %s: %s\n", it.Rule, it.Detail)

@@ -55,6 +55,11 @@ type outdatedRunning struct {
 	ImageID   string `json:"image_id,omitempty"`
 	Version   string `json:"version,omitempty"`
 	Created   string `json:"created,omitempty"`
+	// State is the container's state; Replicas and Pods, on Kubernetes,
+	// how many pods of the workload run this image, and which.
+	State    string   `json:"state,omitempty"`
+	Replicas int      `json:"replicas,omitempty"`
+	Pods     []string `json:"pods,omitempty"`
 	// Order and Rule: the running image against the locked one.
 	Order string `json:"order,omitempty"`
 	Rule  string `json:"rule,omitempty"`
@@ -76,6 +81,7 @@ func outdatedReport(reports []*resolve.ModuleStatus, o *outdatedOptions, failOn 
 		}
 		for _, rs := range r.Running {
 			run := outdatedRunning{Host: rs.Host, Container: rs.Container, Tag: rs.Image.Tag, Digest: rs.Image.Digest, ImageID: rs.Image.ImageID,
+				State: rs.State, Replicas: rs.Replicas, Pods: rs.Pods,
 				Version: rs.Version, Created: resolve.Created(rs.Created)}
 			if r.Locked != nil {
 				run.Order, run.Rule = rs.Order.Cmp.String(), string(rs.Order.Rule)

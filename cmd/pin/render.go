@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -67,6 +68,10 @@ type observationOutput struct {
 	ImageID   string `json:"image_id,omitempty"`
 	Version   string `json:"version,omitempty"`
 	Created   string `json:"created,omitempty"`
+	// Replicas and Pods are, on Kubernetes, how many pods of the workload
+	// run this image and which: the plan shows them, the lock does not.
+	Replicas int      `json:"replicas,omitempty"`
+	Pods     []string `json:"pods,omitempty"`
 }
 
 type refusalOutput struct {
@@ -91,7 +96,8 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
 			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
-				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created)})
+				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created),
+				Replicas: o.Replicas, Pods: o.Pods})
 		}
 		if r := d.Refusal; r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
@@ -168,11 +174,21 @@ func writePlanTable(w io.Writer, out planOutput) {
 		}
 		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
 		for _, o := range m.Observations {
-			floor := ""
-			if !o.Floor {
-				floor = " (not running: not a floor)"
+			label, note := "running", ""
+			switch {
+			case o.State == observe.StateScaledToZero:
+				label, note = "template", " (scaled to zero: nothing runs it, not a floor)"
+			case strings.HasPrefix(o.State, observe.EphemeralPrefix):
+				note = " (ephemeral debug container: not a floor)"
+			case !o.Floor:
+				label, note = "created", " (created, never started: not a floor)"
+			case o.State != "" && o.State != "running" && o.State != "paused" && o.State != "restarting":
+				label, note = "stopped", " ("+o.State+": a floor all the same)"
 			}
-			fmt.Fprintf(w, "  %-8s %s %s%s\n", "running", o.Host+"/"+o.Container, describeSeen(o), floor)
+			fmt.Fprintf(w, "  %-8s %s %s%s%s\n", label, o.Host+"/"+o.Container, replicasText(o), describeSeen(o), note)
+			if len(o.Pods) > 0 {
+				fmt.Fprintf(w, "  %-8s %s\n", "", "pods "+strings.Join(o.Pods, ", "))
+			}
 		}
 		for _, miss := range m.Missing {
 			fmt.Fprintf(w, "  running  %s: not found\n", miss)
@@ -222,10 +238,18 @@ func describeLocked(i *imageOutput) string {
 
 func describeSeen(o observationOutput) string {
 	ref := refText(o.Tag, o.Digest)
-	if o.Digest == "" {
+	if o.Digest == "" && o.ImageID != "" {
 		ref = refText(o.Tag, "") + " image ID " + image.Short(o.ImageID) + " (no registry digest)"
 	}
 	return strings.TrimSpace(ref + " " + facts(o.Version, o.Created))
+}
+
+// replicasText is "2 × " for replicas of a workload, "" off Kubernetes.
+func replicasText(o observationOutput) string {
+	if o.Replicas == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d × ", o.Replicas)
 }
 
 func refText(tag, digest string) string {

@@ -93,9 +93,11 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		}
 		return nil
 	}
-	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s),
-		newInitCmd(g, s),
-		newExportCmd(g, s))
+	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s))
+	root.AddCommand(newAdmitCmd(g, s))
+	root.AddCommand(newAuthzCmd(g, s))
+	root.AddCommand(newInitCmd(g, s))
+	root.AddCommand(newExportCmd(g, s))
 	return root
 }
 

@@ -12,7 +12,7 @@ import (
 var (
 	hostSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "docker"}, {Name: "snapshot"}, {Name: "cert_path"}, {Name: "tls_verify"},
-		{Name: "kubernetes"},
+		{Name: "kubernetes"}, {Name: "context"},
 	}}
 )
 
@@ -30,6 +30,14 @@ func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
 	diags = append(diags, str(a["snapshot"], &h.Snapshot)...)
 	diags = append(diags, str(a["cert_path"], &h.CertPath)...)
 	diags = append(diags, boolean(a["tls_verify"], &h.TLSVerify)...)
+	diags = append(diags, str(a["context"], &h.Context)...)
+	if h.Context != "" {
+		for _, other := range []string{"docker", "snapshot", "cert_path", "tls_verify"} {
+			if oa := a[other]; oa != nil {
+				diags = append(diags, errorf(oa.Range, "Conflicting host sources", "Host %q names both context and %s. A Docker context holds the address and its TLS material: keep context = %q alone, or drop it and write docker (with cert_path and tls_verify).", h.Name, other, h.Context))
+			}
+		}
+	}
 	if h.Docker != "" && h.Snapshot != "" {
 		diags = append(diags, errorf(a["snapshot"].Range, "Conflicting host sources", "Host %q names both docker and snapshot. Write docker to read the engine live, or snapshot to read a file, not both.", h.Name))
 	}
@@ -37,7 +45,7 @@ func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
 		k, d := kubernetesHost(attr, dir)
 		h.Kubernetes = k
 		diags = append(diags, d...)
-		for _, other := range []string{"docker", "snapshot", "cert_path", "tls_verify"} {
+		for _, other := range []string{"docker", "snapshot", "cert_path", "tls_verify", "context"} {
 			if oa := a[other]; oa != nil {
 				diags = append(diags, errorf(oa.Range, "Conflicting host sources", "Host %q names both kubernetes and %s, which belongs to another kind of host. Keep kubernetes to read the cluster, and define the other source as a host of its own.", h.Name, other))
 			}

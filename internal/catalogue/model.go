@@ -40,9 +40,13 @@ type Catalogue struct {
 type Host struct {
 	Name string
 	// Docker is the Docker Engine address (unix://, tcp://, ssh://); empty
-	// with no Snapshot and no Kubernetes means the DOCKER_HOST environment
-	// default.
+	// with no Context, Snapshot or Kubernetes means what the Docker CLI
+	// uses: DOCKER_HOST, DOCKER_CONTEXT, the Docker config's current
+	// context, the default socket.
 	Docker string
+	// Context is a Docker CLI context (docker context ls), with its TLS
+	// material; it excludes Docker, CertPath and TLSVerify.
+	Context string
 	// Kubernetes, when set, makes the host a namespace of a Kubernetes
 	// cluster, read through its API server.
 	Kubernetes *Kubernetes
@@ -89,7 +93,13 @@ type Registry struct {
 	// domain's, that may have its credentials as its token server
 	// (nvcr.io's is authn.nvidia.com).
 	TokenHosts []string
-	DeclRange  hcl.Range
+	// CAFile is a PEM bundle of CAs trusted for the registry, beside the
+	// system's and those of its certs.d folder.
+	CAFile string
+	// ClientCert and ClientKey are a client certificate and its key
+	// (PEM), presented instead of its certs.d folder's.
+	ClientCert, ClientKey string
+	DeclRange             hcl.Range
 }
 
 // Pin is what the catalogue author wrote in pin: a tag, a digest or both.
@@ -177,13 +187,17 @@ const (
 	Deployment  WorkloadKind = "deployment"
 	StatefulSet WorkloadKind = "statefulset"
 	DaemonSet   WorkloadKind = "daemonset"
+	// CronJob names the pods of every Job a CronJob started; Job those of
+	// one Job that no CronJob owns.
+	CronJob WorkloadKind = "cronjob"
+	Job     WorkloadKind = "job"
 	// Pod names one pod, whatever owns it.
 	Pod WorkloadKind = "pod"
 )
 
 // WorkloadKinds are the kinds a runs_on workload may name, in the order
 // documentation names them.
-var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, Pod}
+var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, CronJob, Job, Pod}
 
 // Module returns the module with the given name, or nil.
 func (c *Catalogue) Module(name string) *Module {

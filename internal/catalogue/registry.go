@@ -11,6 +11,7 @@ import (
 var (
 	registrySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "mirror"}, {Name: "insecure"}, {Name: "token_hosts"},
+		{Name: "ca_file"}, {Name: "client_cert"}, {Name: "client_key"},
 	}}
 )
 
@@ -35,6 +36,30 @@ func (l *loader) registry(b *hcl.Block, dir string) hcl.Diagnostics {
 	for _, h := range r.TokenHosts {
 		if _, err := name.NewRegistry(h, name.StrictValidation); err != nil || strings.ContainsAny(h, "/@?#") || h == "" {
 			diags = append(diags, errorf(content.Attributes["token_hosts"].Expr.Range(), "Invalid token host", "%q is not a host. Write the token server's host (or host:port) alone, such as \"authn.nvidia.com\": it is asked over https.", h))
+		}
+	}
+	attrs := content.Attributes
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"ca_file", &r.CAFile}, {"client_cert", &r.ClientCert}, {"client_key", &r.ClientKey}} {
+		diags = append(diags, str(attrs[f.name], f.dst)...)
+		if *f.dst != "" && !filepath.IsAbs(*f.dst) {
+			*f.dst = filepath.Join(dir, *f.dst)
+		}
+	}
+	if (r.ClientCert == "") != (r.ClientKey == "") {
+		a := attrs["client_cert"]
+		if a == nil {
+			a = attrs["client_key"]
+		}
+		diags = append(diags, errorf(a.Range, "Incomplete client certificate", "Registry %q needs both client_cert and client_key: the certificate and its private key, each a PEM file, such as client_cert = \"certs/client.cert\" and client_key = \"certs/client.key\".", r.Host))
+	}
+	if mirror != "" && IsLayoutPath(mirror) {
+		for _, name := range []string{"ca_file", "client_cert", "client_key"} {
+			if a := attrs[name]; a != nil {
+				diags = append(diags, errorf(a.Range, "TLS setting on a folder mirror", "Registry %q is read from the folder %q, not over the network: %s does not apply. Drop it, or set it where the registry is reached over TLS.", r.Host, mirror, name))
+			}
 		}
 	}
 	if mirror != "" {

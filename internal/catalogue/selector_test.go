@@ -74,7 +74,7 @@ func TestWordLists(t *testing.T) {
 		t.Errorf("policyWords = %s, want %s", policyWords, want)
 	}
 	msg := parseWorkload("replicaset/forgejo-7d9f")
-	if want := "kind one of deployment, statefulset, daemonset, pod,"; !strings.Contains(msg, want) {
+	if want := "kind one of deployment, statefulset, daemonset, cronjob, job, pod,"; !strings.Contains(msg, want) {
 		t.Errorf("parseWorkload message %q does not say %q", msg, want)
 	}
 	for _, k := range WorkloadKinds {

@@ -9,6 +9,13 @@
 // which of them bound the lock from below is the resolver's rule
 // (docs/design.md, "Floors"), not this package's.
 //
+// On a Kubernetes host an observation is a workload's container and one
+// image, "<kind>/<name>/<container>": the replicas that run one image are
+// one observation with their count and pods, so that the key, and the lock
+// written from it, stays the same across restarts, reschedules and
+// scaling. The states a Kubernetes host gives what does not run as the
+// workload (StateScaledToZero, EphemeralPrefix) are defined here.
+//
 // It reads hosts only through the Host interface and registries only
 // through Describer; it does not decide, render or write anything.
 package observe

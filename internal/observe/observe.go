@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -62,10 +63,24 @@ func HostErrors(m *catalogue.Module, seen Observed) []error {
 }
 
 // Observation is one container that a module takes over, and its image.
+//
+// On a Kubernetes host it is one container of a workload and one image:
+// Container is "<kind>/<name>/<container>" ("deployment/forgejo/forgejo",
+// "cronjob/backup/dump", "pod/debug/shell" for a pod nothing owns), and the
+// replicas that run the same image are one observation, Replicas of them,
+// in Pods. Replicas mid-rollout are one observation per image. The key
+// names no pod, so that restarts, reschedules and scaling do not change it.
 type Observation struct {
 	Host      string
 	Container string
-	State     string
+	// State is the host's state word. Of replicas, it is "running" when one
+	// of them runs, else the first of their states in order.
+	State string
+	// Replicas is how many pods run this container with this image (zero
+	// off Kubernetes, and for a workload scaled to zero); Pods names them,
+	// sorted. Neither is part of the lock: both change with scaling.
+	Replicas int
+	Pods     []string
 	// Image is what the host knows of the image: the tag the container was
 	// started from, the registry digest from the host's repo digests (empty
 	// for a loaded or locally built image), the image ID, build date, labels
@@ -80,6 +95,22 @@ func (o Observation) Running() bool {
 	return o.State == "running" || o.State == "paused" || o.State == "restarting"
 }
 
+// States a Kubernetes host reports that say nothing runs the image as the
+// workload's own container (see package host/kubernetes).
+const (
+	// StateScaledToZero is a container of a workload scaled to zero,
+	// read from its pod template: no replica runs it.
+	StateScaledToZero = "scaled to zero"
+	// EphemeralPrefix starts the state of an ephemeral (debug) container,
+	// "ephemeral: running": it was added to a pod by kubectl debug, is not
+	// part of the workload, and touches its data only by hand.
+	EphemeralPrefix = "ephemeral: "
+)
+
+// Ephemeral reports whether the container is an ephemeral (debug)
+// container of a pod.
+func (o Observation) Ephemeral() bool { return strings.HasPrefix(o.State, EphemeralPrefix) }
+
 // Where renders "host/container".
 func (o Observation) Where() string { return o.Host + "/" + o.Container }
 
@@ -93,22 +124,49 @@ func (o Observation) Where() string { return o.Host + "/" + o.Container }
 // labelled with the module's name. missing lists the runs_on targets not
 // found.
 //
-// A pod's containers are observed as "<pod>/<container>", so that the
-// replicas of one workload stay apart.
+// A pod's containers are observed by workload, "<kind>/<name>/<container>",
+// one observation per image they run (see Observation): replicas of one
+// image are one observation, with their count and pods.
 func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missing []string) {
 	type key struct{ host, id string }
 	done := map[key]bool{}
+	// group is where the replicas of one workload container and image
+	// gather: the index of their observation in obs.
+	group := map[key]int{}
 	add := func(hostName string, s *host.Snapshot, c host.Container) {
 		k := key{hostName, c.ID + "/" + c.Name}
 		if done[k] {
 			return
 		}
 		done[k] = true
-		where := c.Name
-		if c.Pod != "" {
-			where = c.Pod + "/" + c.Name
+		if c.Workload == "" {
+			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: containerImage(m.Image, s, c)})
+			return
 		}
-		obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: containerImage(m.Image, s, c)})
+		where := c.Workload + "/" + c.Name
+		img := containerImage(m.Image, s, c)
+		g := key{hostName, where + "\x00" + cmp.Or(img.ImageID, img.Digest, c.Image)}
+		i, ok := group[g]
+		if !ok {
+			i = len(obs)
+			group[g] = i
+			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img})
+		}
+		o := &obs[i]
+		if c.Pod == "" {
+			return // read from a template: no replica
+		}
+		o.Replicas++
+		o.Pods = append(o.Pods, c.Pod)
+		if ok {
+			o.State = replicaState(o.State, c.State)
+			// Replicas of one image started from different references
+			// ("1.27.3", "stable"): the smallest tag, so that the choice
+			// does not change with which replica was read first.
+			if img.Tag != "" && (o.Image.Tag == "" || img.Tag < o.Image.Tag) {
+				o.Image.Tag = img.Tag
+			}
+		}
 	}
 	for _, ro := range m.RunsOn {
 		s := seen.Snapshots[ro.Host]
@@ -139,13 +197,33 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			}
 		}
 	}
+	for i := range obs {
+		slices.Sort(obs[i].Pods)
+	}
 	slices.SortFunc(obs, func(a, b Observation) int {
-		if c := strings.Compare(a.Host, b.Host); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Container, b.Container)
+		return cmp.Or(
+			strings.Compare(a.Host, b.Host),
+			strings.Compare(a.Container, b.Container),
+			// Two images of one workload container (mid-rollout).
+			strings.Compare(a.Image.Digest, b.Image.Digest),
+			strings.Compare(a.Image.ImageID, b.Image.ImageID),
+			strings.Compare(a.Image.Tag, b.Image.Tag),
+		)
 	})
 	return obs, missing
+}
+
+// replicaState is the state of replicas of one image, two states at a
+// time: "running" when one runs, else the smaller state word, so that the
+// result does not depend on the order the pods were read in.
+func replicaState(a, b string) string {
+	switch {
+	case a == "running" || b == "running":
+		return "running"
+	case a < b:
+		return a
+	}
+	return b
 }
 
 // takesOver reports whether runs_on ro of module m names container c.
@@ -161,7 +239,7 @@ func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool 
 		}
 		return c.Workload == ro.Workload && named
 	case ro.Selector != nil:
-		return c.Pod != "" && ro.Selector.Matches(c.Labels) && named
+		return c.Workload != "" && ro.Selector.Matches(c.Labels) && named
 	case ro.Container != "":
 		return c.Name == ro.Container
 	}
@@ -192,8 +270,15 @@ func target(m *catalogue.Module, ro catalogue.RunsOn) string {
 // containerImage turns what a host says of a container's image into an
 // image.Image of the module's repository. The image ID is kept as such and
 // never taken for a registry digest.
+//
+// A container read from the template of a workload scaled to zero has no
+// image ID (its ImageID is the template's reference): only its reference
+// is kept.
 func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image {
 	img := image.Image{Repository: repo, ImageID: c.ImageID}
+	if c.State == StateScaledToZero {
+		img.ImageID = ""
+	}
 	if c.Image != "" && !strings.HasPrefix(c.Image, "sha256:") {
 		if ref, err := name.ParseReference(c.Image); err == nil {
 			switch r := ref.(type) {

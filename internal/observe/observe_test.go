@@ -1,40 +1,90 @@
 package observe
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 )
 
-const (
-	repo   = "registry.example.org/team/svc"
-	idNew  = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
-	digNew = "sha256:2222222222222222222222222222222222222222222222222222222222222222"
-	digOld = "sha256:3333333333333333333333333333333333333333333333333333333333333333"
+const repo = "registry.example.org/forge/forgejo"
+
+var (
+	digestA = "sha256:" + strings.Repeat("a", 64)
+	digestB = "sha256:" + strings.Repeat("b", 64)
 )
 
-// TestReferenceDigestAgainstContent: a container whose reference names a
-// digest the running image was never pulled by (a hand-made or edited
-// snapshot) is observed by what the image ID is known as, not by the
-// claim; a reference that agrees is kept.
-func TestReferenceDigestAgainstContent(t *testing.T) {
-	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "h", Container: "svc"}}}
-	for _, tc := range []struct {
-		ref, want string
-	}{
-		{repo + ":1.22.6@" + digOld, digNew}, // the claim disagrees with the image
-		{repo + ":1.27.3@" + digNew, digNew}, // it agrees
-		{repo + ":1.27.3", digNew},           // no claim
-	} {
-		snap := &host.Snapshot{Host: "h", ImageStore: "classic",
-			Containers: []host.Container{{ID: "1", Name: "svc", Image: tc.ref, ImageID: idNew, State: "running"}},
-			Images:     []host.Image{{ID: idNew, RepoDigests: []string{repo + "@" + digNew}}}}
-		obs, _ := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"h": snap}})
-		if len(obs) != 1 || obs[0].Image.Digest != tc.want {
-			t.Errorf("%s: observed %+v, want digest %s", tc.ref, obs, tc.want)
+// TestReplicasCollapse: the replicas of a workload container are one
+// observation per image, whatever order the host listed the pods in: the
+// count, the sorted pods, "running" when one replica runs, and the smallest
+// tag among the references the replicas were started from.
+func TestReplicasCollapse(t *testing.T) {
+	pod := func(name, ref, digest, state string) host.Container {
+		return host.Container{ID: name + "/forgejo", Name: "forgejo", Image: ref, ImageID: digest, State: state,
+			Workload: "deployment/forgejo", Pod: name}
+	}
+	containers := []host.Container{
+		pod("forgejo-7d8e9-c", repo+":stable", digestA, "waiting: CrashLoopBackOff"),
+		pod("forgejo-7d8e9-a", repo+":1.27.3", digestA, "running"),
+		pod("forgejo-7d8e9-b", repo+":stable", digestA, "running"),
+		pod("forgejo-59f7c-x", repo+":1.22.6", digestB, "terminated: Error"),
+		pod("forgejo-59f7c-y", repo+":1.22.6", digestB, "waiting: CrashLoopBackOff"),
+		// Another workload's container of the same name and image.
+		{ID: "db-0/forgejo", Name: "forgejo", Image: repo + ":1.27.3", ImageID: digestA, State: "running", Workload: "statefulset/db", Pod: "db-0"},
+	}
+	m := &catalogue.Module{Name: "forge", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "prod", Workload: "deployment/forgejo"}}}
+	type got struct {
+		Container, State, Tag, Digest string
+		Replicas                      int
+		Pods                          []string
+	}
+	want := []got{
+		{"deployment/forgejo/forgejo", "running", "1.27.3", digestA, 3, []string{"forgejo-7d8e9-a", "forgejo-7d8e9-b", "forgejo-7d8e9-c"}},
+		{"deployment/forgejo/forgejo", "terminated: Error", "1.22.6", digestB, 2, []string{"forgejo-59f7c-x", "forgejo-59f7c-y"}},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		cs := slices.Clone(containers)
+		r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+		snap := &host.Snapshot{Host: "prod", Containers: cs, Images: []host.Image{
+			{ID: digestA, RepoDigests: []string{repo + "@" + digestA}},
+			{ID: digestB, RepoDigests: []string{repo + "@" + digestB}},
+		}}
+		obs, missing := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"prod": snap}})
+		var out []got
+		for _, o := range obs {
+			out = append(out, got{o.Container, o.State, o.Image.Tag, o.Image.Digest, o.Replicas, o.Pods})
+		}
+		if d := cmp.Diff(want, out); d != "" || missing != nil {
+			t.Fatalf("pods in order %v: observations (-want +got):\n%s\nmissing %v", podNames(cs), d, missing)
 		}
 	}
+}
+
+// TestScaledToZero: a container read from a template is one observation
+// with no replica, its image by the template's reference and no image ID.
+func TestScaledToZero(t *testing.T) {
+	snap := &host.Snapshot{Host: "prod", Containers: []host.Container{{ID: "deployment/idle/app", Name: "app", Image: repo + ":1.27.3",
+		ImageID: repo + ":1.27.3", State: StateScaledToZero, Workload: "deployment/idle"}}}
+	m := &catalogue.Module{Name: "forge", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "prod", Workload: "deployment/idle"}}}
+	obs, _ := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"prod": snap}})
+	if len(obs) != 1 || obs[0].Container != "deployment/idle/app" || obs[0].Replicas != 0 || obs[0].Pods != nil ||
+		obs[0].Image.Tag != "1.27.3" || obs[0].Image.ImageID != "" || obs[0].Image.Digest != "" {
+		t.Errorf("observations %+v", obs)
+	}
+}
+
+func podNames(cs []host.Container) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
 }
 
 // TestComposeServiceTakesOverEveryReplica: runs_on { compose =

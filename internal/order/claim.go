@@ -111,20 +111,6 @@ func (o Options) VersionOf(i image.Image) Claim {
 	return c
 }
 
-// Version returns the image's version when it has one that can order it
-// (VersionOf(i).Known()), and whether that version was read from the tag
-// (for agreeing tag and label: whether the tag was the more precise or as
-// precise). ok is false for no version and for conflicting versions.
-//
-// Deprecated: use VersionOf, which tells the two apart.
-func (o Options) Version(i image.Image) (v version.Version, fromTag, ok bool) {
-	c := o.VersionOf(i)
-	if !c.Known() {
-		return version.Version{}, false, false
-	}
-	return c.Version, c.Kind == FromTag || c.Kind == FromBoth && c.Label.Precision() <= c.Tag.Precision(), true
-}
-
 // Known says in words what ordering could use of an image: its version
 // claim and its build date, or that they are missing or implausible.
 func (o Options) Known(i image.Image) string {

@@ -55,7 +55,7 @@ func TestSignalsAndVariants(t *testing.T) {
 		{name: "different variants without dates", a: img(d1, "1.26.9", "", ""), b: img(d2, "1.27.3-rootless", "", ""), cmp: Unknown, rule: RuleNone},
 		{name: "pre-release of another variant below its release", a: img(d1, "1.27.3-rc.1-rootless", "", "2026-03-01"), b: img(d2, "1.27.3", "", "2026-02-01"), cmp: Unknown, rule: RuleNone, detail: "the versions and the build dates disagree"},
 		{name: "equal cores, other suffix: dates decide", a: img(d1, "1.27.3-rootless", "", "2026-03-01"), b: img(d2, "1.27.3", "", "2026-02-01"), cmp: Newer, rule: RuleCreated},
-		{name: "version against none: dates decide", a: img(d1, "1.27.3", "", "2026-03-01"), b: img(d2, "latest", "", "2026-02-01"), cmp: Newer, rule: RuleCreated},
+		{name: "version against none: unknown (a backport is built after what it is older than)", a: img(d1, "1.27.3", "", "2026-03-01"), b: img(d2, "latest", "", "2026-02-01"), cmp: Unknown, rule: RuleNone, detail: "only one of them has a version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

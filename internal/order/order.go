@@ -103,6 +103,12 @@ func Compare(a, b image.Image, o Options) Result {
 			return acrossVariants(x, y, dates)
 		}
 	}
+	if va.Known() != vb.Known() {
+		// One side has a version, the other none: its build date cannot
+		// be held against a version (a backport is built after the
+		// release it is older than), so the order is not known.
+		return Result{Cmp: Unknown, Rule: RuleNone, Detail: "no rule decides: only one of them has a version: " + whyUnknown(a, b, o)}
+	}
 	if dates.Cmp != Unknown {
 		return dates
 	}

@@ -43,11 +43,6 @@ func TestVersionOf(t *testing.T) {
 			if k := (Options{}).Known(img(d1, tt.tag, tt.label, "")); !strings.HasPrefix(k, tt.known) {
 				t.Errorf("Known() = %q, want it to begin %q", k, tt.known)
 			}
-			// The old accessor never hands out a conflicting version.
-			v, _, ok := Options{}.Version(img(d1, tt.tag, tt.label, ""))
-			if ok != c.Known() || ok && v.Original != tt.version {
-				t.Errorf("Version() = %s, %v; want %q", v.Original, ok, tt.version)
-			}
 		})
 	}
 }

@@ -24,13 +24,33 @@ func NewCounter(next http.RoundTripper) *Counter {
 
 // RoundTrip counts the request and sends it on.
 func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.count(req)
+	return c.next.RoundTrip(req)
+}
+
+func (c *Counter) count(req *http.Request) {
 	c.mu.Lock()
 	if c.n[req.URL.Host] == nil {
 		c.n[req.URL.Host] = map[string]int{}
 	}
 	c.n[req.URL.Host][kind(req)]++
 	c.mu.Unlock()
-	return c.next.RoundTrip(req)
+}
+
+// over counts into c the requests it sends through next instead of c's
+// own transport: a registry with TLS settings of its own.
+func (c *Counter) over(next http.RoundTripper) http.RoundTripper {
+	return countingVia{c: c, next: next}
+}
+
+type countingVia struct {
+	c    *Counter
+	next http.RoundTripper
+}
+
+func (v countingVia) RoundTrip(req *http.Request) (*http.Response, error) {
+	v.c.count(req)
+	return v.next.RoundTrip(req)
 }
 
 // kind names a request: "ping https", "tags list", "manifest HEAD",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/testimage"
 )

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,15 @@ type RemoteOptions struct {
 	// its token server, over https (or on loopback): nvcr.io's is
 	// authn.nvidia.com. See realmAllowed.
 	TokenHosts []string
+	// TLS is the registry's own TLS material (a CA bundle, a client
+	// certificate and key), used for the registry asked beside its certs.d
+	// folder's.
+	TLS TLSFiles
+	// CertsDir is the certs.d root: CertsDir/<host>/ holds CA certificates
+	// (*.crt) and client certificates (*.cert with *.key) for the registry
+	// asked, read as the Docker Engine reads them. "" means
+	// DefaultCertsDir (/etc/docker/certs.d).
+	CertsDir string
 	// Repositories are the repositories (named under Host) the run
 	// expects to read. A registry that hands out Bearer tokens is asked
 	// for one token that covers them all (in batches of 25), rather than
@@ -161,6 +171,18 @@ func NewRemote(opts RemoteOptions) *Remote {
 	if base == nil {
 		base = remote.DefaultTransport
 	}
+	certsDir := cmp.Or(opts.CertsDir, DefaultCertsDir)
+	tlsSet, err := loadTLS(r.source.RegistryStr(), opts.TLS, certsDir)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if tlsSet.cfg != nil {
+		if base, err = withTLS(base, tlsSet.cfg); err != nil {
+			r.err = fmt.Errorf("registry %s: %w", r.source.RegistryStr(), err)
+			return r
+		}
+	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = defaultTimeout
@@ -200,6 +222,7 @@ func NewRemote(opts RemoteOptions) *Remote {
 		}
 	}
 	r.session = newSession(r.source, keychain, rt, expected)
+	r.session.explain = func(err error) error { return tlsSet.explain(r.source.RegistryStr(), certsDir, err) }
 
 	// A transport.Wrapper tells go-containerregistry that the transport
 	// does its own authentication and retries: the Puller then neither

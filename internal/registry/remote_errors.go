@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
 	"github.com/pin-tool/pin/internal/image"
 )
 

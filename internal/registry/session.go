@@ -53,6 +53,9 @@ type session struct {
 	auth      authn.Authenticator // the keychain's answer for reg
 	challenge *transport.Challenge
 	basic     http.RoundTripper // when the registry is not a Bearer one
+	// explain, when set, names a failure of the ping that it recognises
+	// (TLS): see tlsSetup.explain.
+	explain func(error) error
 
 	mu      sync.Mutex
 	batchOf map[string]*grant // repository (as asked) → the token that covers it
@@ -170,14 +173,15 @@ func refused(err error) bool {
 
 // lasting reports whether a failure would come again within the run, and
 // so is kept: a refusal of pin's own (ErrRefused), the credentials that
-// cannot be read, or a 4xx answer other than 408 and 429. Timeouts,
-// network errors and 5xx answers (already retried) are not kept: the next
-// caller tries again.
+// cannot be read, a TLS failure pin recognises (TLSError), or a 4xx
+// answer other than 408 and 429. Timeouts, network errors and 5xx answers
+// (already retried) are not kept: the next caller tries again.
 func lasting(err error) bool {
 	var terr *transport.Error
 	var kerr keychainError
+	var tlsErr *TLSError
 	switch {
-	case errors.Is(err, ErrRefused), errors.As(err, &kerr):
+	case errors.Is(err, ErrRefused), errors.As(err, &kerr), errors.As(err, &tlsErr):
 		return true
 	case errors.As(err, &terr):
 		c := terr.StatusCode
@@ -207,6 +211,9 @@ func (s *session) grantFor(repo string, alone bool) *grant {
 func (s *session) handshake(ctx context.Context) error {
 	pr, err := transport.Ping(ctx, s.reg, s.next)
 	if err != nil {
+		if s.explain != nil {
+			err = s.explain(err)
+		}
 		return fmt.Errorf("reaching %s: %w", s.reg.RegistryStr(), err)
 	}
 	s.challenge, s.scheme = pr, "https"

@@ -143,7 +143,7 @@ module "db" {
 		{ID: "3", Name: "db", Image: "postgres:16", State: "running"},
 		{ID: "4", Name: "cache", Image: "redis:7", State: "exited"},
 		{ID: "5", Name: "fresh", Image: "redis:7", State: "created"},
-		{ID: "6", Name: "migrate", Pod: "migrate-x7", Workload: "job/migrate", Image: "redis:7", State: "running"},
+		{ID: "6", Name: "orphan", Pod: "orphan-x7", Workload: "replicaset/orphan", Image: "redis:7", State: "running"},
 	}}
 	cands, skips := FromHost(cat, "dock", s)
 	add, more := Plan(cat, cands)
@@ -156,7 +156,7 @@ module "db" {
 		t.Errorf("added (-want +got):\n%s", d)
 	}
 	if len(skips) != 4 {
-		t.Errorf("skipped %+v, want db (taken over), fresh (never started), a job's pod, stack-web-2 (same service)", skips)
+		t.Errorf("skipped %+v, want db (taken over), fresh (never started), a pod of a bare ReplicaSet, stack-web-2 (same service)", skips)
 	}
 	out := Render(nil, add)
 	if _, diags := catalogue.Parse(catalogue.Source{Filename: "c.hcl", Bytes: append([]byte("host \"dock\" {}\n"), out...)}); diags.HasErrors() {
@@ -203,7 +203,7 @@ spec:
 	for _, c := range cands {
 		got = append(got, c.Name+" "+c.Pin+" "+c.RunsOn.Workload+" "+c.RunsOn.Container)
 	}
-	want := []string{"forge-migrate 1.27 deployment/forge migrate", "forge-forge 1.27 deployment/forge forge", "backup 16  "}
+	want := []string{"forge-migrate 1.27 deployment/forge migrate", "forge-forge 1.27 deployment/forge forge", "backup 16 cronjob/backup dump"}
 	// (forge holds two images, so each module is named after its container.)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("candidates (-want +got):\n%s", d)

@@ -51,9 +51,9 @@ var ManifestKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob"
 // FromManifests makes a candidate of each distinct image of the workloads
 // in refs (init containers included): named after the object, or
 // "<object>-<container>" when the object holds several images. When
-// hostName is set, Deployments, StatefulSets, DaemonSets and Pods run on
-// it as runs_on { workload = "<kind>/<name>", container = "<name>" }; Jobs
-// and CronJobs have no workload pin can take over and get a pin only.
+// hostName is set, each runs on it as runs_on { workload =
+// "<kind>/<name>", container = "<name>" } when its kind is one runs_on
+// names (catalogue.WorkloadKinds), else gets a pin only.
 func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
 	// An object named after itself unless it holds several images.
 	images := map[string]map[string]bool{}

@@ -16,4 +16,8 @@ type Options struct {
 	Concurrency int
 	// Timeout bounds each request to a host or registry (default 30s).
 	Timeout time.Duration
+	// CertsDir is the root of the registries' certs.d folders, read as the
+	// Docker Engine reads /etc/docker/certs.d/<host>/ (ca.crt,
+	// client.cert, client.key); "" means /etc/docker/certs.d.
+	CertsDir string
 }

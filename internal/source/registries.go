@@ -78,11 +78,12 @@ func (r *Registries) For(repo string) resolve.Registry {
 			s = registry.Offline{Cache: c}
 		}
 	default:
-		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.o.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.o.Timeout}
+		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.o.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.o.Timeout, CertsDir: r.o.CertsDir}
 		// Where the registry hands out tokens, one covers many of these.
 		opts.Repositories = r.c.Repositories(regHost)
 		if conf != nil {
 			opts.Mirror, opts.Insecure, opts.TokenHosts = conf.MirrorHost, conf.Insecure, conf.TokenHosts
+			opts.TLS = registry.TLSFiles{CAFile: conf.CAFile, CertFile: conf.ClientCert, KeyFile: conf.ClientKey}
 		}
 		s = registry.NewRemote(opts)
 	}

@@ -1,8 +1,10 @@
 // Package testenv gives tests the real servers that scripts/test starts: a
 // plain CNCF distribution registry, a second one behind htpasswd basic auth,
 // a third one behind bearer-token auth (its token server and front door is
-// ./cmd/tokenserver), a Docker Engine on a private unix socket, and a
-// Kubernetes API server.
+// ./cmd/tokenserver), a Docker Engine on a private unix socket and on a
+// TLS port, an sshd in front of it, Podman's Docker-compatible API, two
+// registries over TLS (one requiring client certificates), and a
+// Kubernetes API server. CA makes and reads test certificates.
 //
 // The servers are found through environment variables set by scripts/test:
 //
@@ -13,6 +15,13 @@
 //	PIN_TEST_REGISTRY_TOKEN     host:port of the bearer-token registry
 //	PIN_TEST_DOCKER_HOST        Docker Engine endpoint, unix:///path/docker.sock
 //	PIN_TEST_KUBECONFIG         kubeconfig of the Kubernetes API server
+//	PIN_TEST_TLS_DIR            test CA, client and server certificates
+//	PIN_TEST_DOCKER_TLS_HOST    the same engine, tcp://127.0.0.1:PORT, --tlsverify
+//	PIN_TEST_SSH_HOST           ssh://root@127.0.0.1:PORT in front of the engine
+//	PIN_TEST_SSH_DIR            its keys, known_hosts, ssh_config, bin/ssh
+//	PIN_TEST_PODMAN_HOST        Podman's Docker API, unix:///path/podman.sock
+//	PIN_TEST_REGISTRY_TLS       host:port of a registry over TLS (test CA)
+//	PIN_TEST_REGISTRY_MTLS      the same, requiring client certificates
 //
 // When a variable is missing or its server does not answer, the helpers skip
 // the test, except when CI is set: then they fail it, so that a CI run can

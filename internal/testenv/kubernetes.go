@@ -16,8 +16,10 @@ import (
 const EnvKubeconfig = "PIN_TEST_KUBECONFIG"
 
 // Kubernetes returns the path of a kubeconfig whose current context is the
-// test cluster, with a namespace-wide admin token. It skips the test when
-// the cluster is not running, or fails it under CI.
+// test cluster, with a static token in group system:masters (allowed
+// everything). The cluster authorizes with RBAC, so a test can also run pin
+// with a service account's token (TokenRequest) and a Role of its own. It
+// skips the test when the cluster is not running, or fails it under CI.
 //
 // No kubelet runs: a test stands in for one by writing pods' status
 // subresource, and there is no controller manager, so a test creates the

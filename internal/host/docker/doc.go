@@ -3,11 +3,17 @@
 // host.Snapshot.
 //
 // A Host names an endpoint as the Docker CLI does: unix://, tcp:// (with TLS
-// from a folder holding ca.pem, cert.pem and key.pem), or ssh://user@host
-// through the Docker CLI's connection helper; an empty address means the
-// DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY and DOCKER_API_VERSION
-// environment, else the default socket. The API version is negotiated, so
-// old engines (API 1.41, dockerd 20.10) answer too.
+// from a folder holding ca.pem, cert.pem and key.pem), ssh://user@host
+// through the Docker CLI's connection helper (ssh from PATH, with
+// BatchMode=yes and ConnectTimeout from the host's timeout), or a Docker
+// CLI context read from the CLI's own context store with its TLS material.
+// With neither address nor context it resolves as the Docker CLI does:
+// DOCKER_HOST (with DOCKER_CERT_PATH and DOCKER_TLS_VERIFY), DOCKER_CONTEXT,
+// the Docker config's current context, the default socket. The API version
+// is negotiated, so old engines (API 1.41, dockerd 20.10) and Podman's
+// Docker-compatible API (4.3, API 1.41) answer too. A TLS or ssh failure
+// that pin recognises (a wrong CA, a missing or refused client certificate,
+// an ssh host key that changed) is an *AccessError saying what to do.
 //
 // Observe costs one version ping, one Info (to learn the image store:
 // "containerd" when the containerd snapshotter is on, else "classic"), one

@@ -3,11 +3,9 @@ package docker
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +16,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/go-connections/tlsconfig"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pin-tool/pin/internal/host"
@@ -36,10 +33,16 @@ type Host struct {
 	// carry it.
 	Name string
 	// Addr is the endpoint: unix:///var/run/docker.sock, tcp://h:2376 or
-	// ssh://user@host[/path/to/docker.sock]. Empty means what the Docker CLI
-	// uses without flags: DOCKER_HOST, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY
-	// and DOCKER_API_VERSION from the environment, else the default socket.
+	// ssh://user@host[/path/to/docker.sock]. Empty means Context, else
+	// what the Docker CLI uses without flags: DOCKER_HOST (with
+	// DOCKER_CERT_PATH and DOCKER_TLS_VERIFY), else DOCKER_CONTEXT, else
+	// the Docker config's current context, else the default socket (see
+	// resolve). DOCKER_API_VERSION applies to all.
 	Addr string
+	// Context names a Docker CLI context (docker context ls), read from
+	// the context store in $DOCKER_CONFIG or ~/.docker, with its TLS
+	// material. Ignored when Addr is set.
+	Context string
 	// CertPath is a folder holding ca.pem, cert.pem and key.pem, as
 	// DOCKER_CERT_PATH. For a tcp:// endpoint, TLS is on when CertPath is set
 	// or TLSVerify is true (then CertPath defaults to $DOCKER_CONFIG or
@@ -73,18 +76,21 @@ type Host struct {
 // from an image ID keeps it: its inspect says the same. A container
 // removed between the list and its inspect keeps what the list said.
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
-	h = h.withEnv()
+	timeout := cmp.Or(h.Timeout, DefaultTimeout)
+	e, err := h.resolve()
 	fail := func(what string, err error) error {
-		return fmt.Errorf("host %s (%s): %s: %w", h.Name, h.Addr, what, err)
+		return fmt.Errorf("host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
 	}
-	cli, tr, err := h.client()
+	if err != nil {
+		return nil, fail("configuring the client", err)
+	}
+	cli, tr, err := h.client(e, timeout)
 	if err != nil {
 		return nil, fail("configuring the client", err)
 	}
 	defer tr.CloseIdleConnections()
 	defer cli.Close()
 
-	timeout := cmp.Or(h.Timeout, DefaultTimeout)
 	// Info comes first: a down engine fails here, and the version
 	// negotiation (one ping) happens once, before the concurrent inspects.
 	h.Calls.add(infoCall)
@@ -269,45 +275,28 @@ func snapshotImage(id string, r image.InspectResponse) (host.Image, error) {
 	return img, nil
 }
 
-// withEnv fills an empty Addr, and the TLS settings left unset with it,
-// from the environment, as the Docker CLI does.
-func (h Host) withEnv() Host {
-	if h.Addr != "" {
-		return h
-	}
-	h.Addr = cmp.Or(os.Getenv(client.EnvOverrideHost), client.DefaultDockerHost)
-	h.CertPath = cmp.Or(h.CertPath, os.Getenv(client.EnvOverrideCertPath))
-	h.TLSVerify = h.TLSVerify || os.Getenv(client.EnvTLSVerify) != ""
-	return h
-}
-
-// client makes a Moby client for h over a transport that it owns, so that
+// client makes a Moby client for e over a transport that it owns, so that
 // TLS and the test hook apply to it whatever the endpoint.
-func (h Host) client() (*client.Client, *http.Transport, error) {
+func (h Host) client(e endpoint, timeout time.Duration) (*client.Client, *http.Transport, error) {
 	tr := &http.Transport{}
 	opts := []client.Opt{
 		client.WithHTTPClient(&http.Client{Transport: tr, CheckRedirect: client.CheckRedirect}),
 		client.WithAPIVersionNegotiation(),
 		client.WithVersionFromEnv(), // DOCKER_API_VERSION, as the Docker CLI
 	}
-	helper, err := connhelper.GetConnectionHelper(h.Addr)
+	helper, err := connhelper.GetConnectionHelperWithSSHOpts(e.addr, sshFlags(timeout))
 	if err != nil {
 		return nil, nil, err
 	}
 	switch {
 	case helper != nil: // ssh://: "docker system dial-stdio" on the remote host
+		tr.DialContext = helper.Dialer
 		opts = append(opts, client.WithHost(helper.Host), client.WithDialContext(helper.Dialer))
-	case strings.HasPrefix(h.Addr, "tcp://"):
-		opts = append(opts, client.WithHost(h.Addr))
-		cfg, err := h.tlsConfig()
-		if err != nil {
-			return nil, nil, err
-		}
-		if cfg != nil {
-			opts = append(opts, func(*client.Client) error { tr.TLSClientConfig = cfg; return nil }, client.WithScheme("https"))
-		}
-	default: // unix://, and whatever else the Moby client accepts or refuses
-		opts = append(opts, client.WithHost(h.Addr))
+	case strings.HasPrefix(e.addr, "tcp://") && e.tls != nil:
+		tr.TLSClientConfig = e.tls
+		opts = append(opts, client.WithHost(e.addr), client.WithScheme("https"))
+	default: // unix://, plain tcp://, and whatever else the Moby client accepts or refuses
+		opts = append(opts, client.WithHost(e.addr))
 	}
 	if h.wrap != nil {
 		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: h.wrap(tr), CheckRedirect: client.CheckRedirect}))
@@ -317,36 +306,6 @@ func (h Host) client() (*client.Client, *http.Transport, error) {
 		return nil, nil, err
 	}
 	return cli, tr, nil
-}
-
-// tlsConfig is the Docker CLI's --tls/--tlsverify for h, or nil for plain
-// tcp.
-func (h Host) tlsConfig() (*tls.Config, error) {
-	if h.CertPath == "" && !h.TLSVerify {
-		return nil, nil
-	}
-	dir := h.CertPath
-	if dir == "" {
-		dir = os.Getenv("DOCKER_CONFIG")
-		if dir == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return nil, fmt.Errorf("finding the TLS certificates: %w", err)
-			}
-			dir = filepath.Join(home, ".docker")
-		}
-	}
-	opts := tlsconfig.Options{InsecureSkipVerify: !h.TLSVerify, ExclusiveRootPools: true}
-	for file, dst := range map[string]*string{"ca.pem": &opts.CAFile, "cert.pem": &opts.CertFile, "key.pem": &opts.KeyFile} {
-		if p := filepath.Join(dir, file); fileExists(p) {
-			*dst = p
-		}
-	}
-	cfg, err := tlsconfig.Client(opts)
-	if err != nil {
-		return nil, fmt.Errorf("tls from %s: %w", dir, err)
-	}
-	return cfg, nil
 }
 
 func fileExists(p string) bool {

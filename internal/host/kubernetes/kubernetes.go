@@ -7,17 +7,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/observe"
 )
 
 // DefaultTimeout bounds each request to the API server when Host.Timeout
@@ -50,24 +52,30 @@ type Host struct {
 	wrap func(http.RoundTripper) http.RoundTripper
 }
 
-// Observe lists the namespace's pods and, when some are owned by a
-// ReplicaSet, its ReplicaSets, and returns their containers and images.
+// Observe lists the namespace's pods, the owners that name their workload
+// (ReplicaSets when some pod is owned by one, Jobs when some pod is owned
+// by one), and its Deployments and StatefulSets (for those scaled to
+// zero), and returns their containers and images.
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	cfg, ns, err := h.config()
 	if err != nil {
 		return nil, fmt.Errorf("host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
 	}
 	fail := func(what string, err error) error {
-		return fmt.Errorf("host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, err)
+		return fmt.Errorf("host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, forbidden(err))
+	}
+	sel, err := labels.Parse(h.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: selector %q: %w", h.Name, h.Selector, err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fail("configuring the client", err)
 	}
-	timeout := cmp.Or(h.Timeout, DefaultTimeout)
+	r := reader{cs: cs, ns: ns, timeout: cmp.Or(h.Timeout, DefaultTimeout)}
 
 	var pods []corev1.Pod
-	err = listAll(ctx, timeout, metav1.ListOptions{LabelSelector: h.Selector}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
+	err = r.list(ctx, metav1.ListOptions{LabelSelector: h.Selector}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, o)
 		if err != nil {
 			return "", err
@@ -78,49 +86,40 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	if err != nil {
 		return nil, fail("listing pods", err)
 	}
-
-	// ReplicaSet → Deployment, read only when a pod needs it.
-	deployments := map[string]string{}
-	if ownedBy(pods, "ReplicaSet") {
-		err = listAll(ctx, timeout, metav1.ListOptions{}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-			l, err := cs.AppsV1().ReplicaSets(ns).List(ctx, o)
-			if err != nil {
-				return "", err
-			}
-			for _, rs := range l.Items {
-				if d := controller(rs.OwnerReferences); d != nil && d.Kind == "Deployment" && d.APIVersion == appsv1.SchemeGroupVersion.String() {
-					deployments[rs.Name] = d.Name
-				}
-			}
-			return l.Continue, nil
-		})
-		if err != nil {
-			return nil, fail("listing replica sets", err)
-		}
+	owners, err := r.owners(ctx, pods)
+	if err != nil {
+		return nil, fail("listing the owners of pods", err)
 	}
-	return snapshot(h.Name, pods, deployments), nil
+	idle, err := r.scaledToZero(ctx, sel)
+	if err != nil {
+		return nil, fail("listing workloads", err)
+	}
+	return snapshot(h.Name, pods, owners, idle), nil
 }
 
-// snapshot turns pods into a host.Snapshot; deployments maps a ReplicaSet's
-// name to the name of the Deployment that controls it.
-func snapshot(hostName string, pods []corev1.Pod, deployments map[string]string) *host.Snapshot {
+// snapshot turns pods into a host.Snapshot; owners maps a pod's controller
+// to the workload it belongs to (see owners.workload), and idle are the
+// workloads scaled to zero, read from their templates.
+func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWorkload) *host.Snapshot {
 	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: hostName, Containers: []host.Container{}, Images: []host.Image{}}
 	images := map[string]*host.Image{}
 	seenRepoDigest := map[string]bool{}
+	seenWorkload := map[string]bool{}
 	for i := range pods {
 		p := &pods[i]
-		workload := workloadOf(p, deployments)
-		for _, st := range p.Status.ContainerStatuses {
+		workload := owners.workload(p)
+		seenWorkload[workload] = true
+		add := func(st corev1.ContainerStatus, prefix string) {
 			repo, digest := splitImageID(st.ImageID)
 			if digest == "" {
-				continue // not pulled yet: nothing runs, nothing is known
+				return // not pulled yet: nothing runs, nothing is known
 			}
 			snap.Containers = append(snap.Containers, host.Container{
 				ID:       p.Name + "/" + st.Name,
 				Name:     st.Name,
 				Image:    st.Image,
 				ImageID:  digest,
-				State:    state(p, st),
+				State:    prefix + state(p, st),
 				Labels:   p.Labels,
 				Workload: workload,
 				Pod:      p.Name,
@@ -135,65 +134,40 @@ func snapshot(hostName string, pods []corev1.Pod, deployments map[string]string)
 				img.RepoDigests = append(img.RepoDigests, rd)
 			}
 		}
+		for _, st := range p.Status.InitContainerStatuses {
+			add(st, "")
+		}
+		for _, st := range p.Status.ContainerStatuses {
+			add(st, "")
+		}
+		for _, st := range p.Status.EphemeralContainerStatuses {
+			add(st, observe.EphemeralPrefix)
+		}
+	}
+	for _, t := range idle {
+		if seenWorkload[t.workload] {
+			continue // its last pods are still there: they say what ran
+		}
+		for _, c := range slices.Concat(t.spec.Spec.InitContainers, t.spec.Spec.Containers) {
+			// Nothing was pulled, so no image ID is known: a snapshot
+			// needs one, and the template's reference stands in for it
+			// (package observe does not take it for an ID).
+			snap.Containers = append(snap.Containers, host.Container{
+				ID:       t.workload + "/" + c.Name,
+				Name:     c.Name,
+				Image:    c.Image,
+				ImageID:  c.Image,
+				State:    observe.StateScaledToZero,
+				Labels:   t.spec.Labels,
+				Workload: t.workload,
+			})
+		}
 	}
 	for _, img := range images {
 		snap.Images = append(snap.Images, *img)
 	}
 	snap.Normalise()
 	return snap
-}
-
-// listAll calls list once per page, each under its own timeout, until the
-// server has no more; list returns the continue token of its page.
-func listAll(ctx context.Context, timeout time.Duration, opts metav1.ListOptions, list func(context.Context, metav1.ListOptions) (string, error)) error {
-	opts.Limit = PageSize
-	for {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		next, err := list(pctx, opts)
-		cancel()
-		if err != nil {
-			return err
-		}
-		if next == "" {
-			return nil
-		}
-		opts.Continue = next
-	}
-}
-
-func ownedBy(pods []corev1.Pod, kind string) bool {
-	for _, p := range pods {
-		if c := controller(p.OwnerReferences); c != nil && c.Kind == kind {
-			return true
-		}
-	}
-	return false
-}
-
-// controller returns the owner reference that is the object's controller,
-// or nil.
-func controller(refs []metav1.OwnerReference) *metav1.OwnerReference {
-	for i := range refs {
-		if r := &refs[i]; r.Controller != nil && *r.Controller {
-			return r
-		}
-	}
-	return nil
-}
-
-// workloadOf names what owns a pod: "deployment/<name>" through its
-// ReplicaSet, the controller as "<kind>/<name>", else "pod/<name>".
-func workloadOf(p *corev1.Pod, deployments map[string]string) string {
-	c := controller(p.OwnerReferences)
-	if c == nil {
-		return "pod/" + p.Name
-	}
-	if c.Kind == "ReplicaSet" {
-		if d, ok := deployments[c.Name]; ok {
-			return "deployment/" + d
-		}
-	}
-	return strings.ToLower(c.Kind) + "/" + c.Name
 }
 
 // splitImageID reads a container status's imageID: "repo@sha256:…", or a

@@ -20,7 +20,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/testenv"
 )
 
@@ -139,16 +141,29 @@ func TestObserveStates(t *testing.T) {
 	}
 }
 
-// TestObserveRequests: 2,000 pods of one Deployment are read in
-// ceil(2000/PageSize) pod lists and one ReplicaSet list, nothing else.
+// TestObserveRequests: 2,000 pods across 50 workloads (45 Deployments and
+// 5 CronJobs, each through its Job) are read in ceil(2000/PageSize) pod
+// lists, one ReplicaSet list, one Job list, and one list each of
+// Deployments and StatefulSets: nothing else, whatever the namespace holds.
+// The 2,000 pods are 50 observations: one per workload container and image.
 func TestObserveRequests(t *testing.T) {
 	t.Parallel()
-	const pods = 2000
+	const pods, deployments, cronJobs = 2000, 45, 5
 	k := newCluster(t)
 	ns := k.namespace(t)
-	rs := k.deployment(t, ns, "fleet", "fleet-6b7c9", map[string]string{"app": "fleet"})
+	var owners [][]metav1.OwnerReference
+	for i := range deployments {
+		rs := k.deployment(t, ns, fmt.Sprintf("web-%02d", i), fmt.Sprintf("web-%02d-6b7c9", i), map[string]string{"app": fmt.Sprintf("web-%02d", i)})
+		owners = append(owners, owner("ReplicaSet", rs))
+	}
+	for i := range cronJobs {
+		job := k.cronJob(t, ns, fmt.Sprintf("nightly-%d", i), fmt.Sprintf("nightly-%d-29400000", i))
+		owners = append(owners, batchOwner("Job", job))
+	}
 	start := time.Now()
-	k.manyPods(t, ns, pods, rs)
+	k.manyPods(t, ns, pods, func(i int) (string, []metav1.OwnerReference) {
+		return fmt.Sprintf("p-%05d", i), owners[i%len(owners)]
+	})
 	t.Logf("created and reported %d pods in %s", pods, time.Since(start).Round(time.Millisecond))
 
 	var mu sync.Mutex
@@ -170,35 +185,55 @@ func TestObserveRequests(t *testing.T) {
 	if len(snap.Containers) != pods {
 		t.Errorf("containers = %d, want %d", len(snap.Containers), pods)
 	}
-	for _, c := range snap.Containers {
-		if c.Workload != "deployment/fleet" || c.State != "running" {
-			t.Fatalf("container %+v: want workload deployment/fleet, running", c)
-		}
-	}
 	podList := "GET /api/v1/namespaces/" + ns + "/pods limit=500"
-	rsList := "GET /apis/apps/v1/namespaces/" + ns + "/replicasets limit=500"
-	want := []string{podList, podList, podList, podList, rsList}
+	want := []string{podList, podList, podList, podList,
+		"GET /apis/apps/v1/namespaces/" + ns + "/replicasets limit=500",
+		"GET /apis/batch/v1/namespaces/" + ns + "/jobs limit=500",
+		"GET /apis/apps/v1/namespaces/" + ns + "/deployments limit=500",
+		"GET /apis/apps/v1/namespaces/" + ns + "/statefulsets limit=500"}
 	if d := cmp.Diff(want, requests); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
+
+	// Every pod carries pin.module=fleet: one observation per workload.
+	m := &catalogue.Module{Name: "fleet", Image: repo}
+	obs, _ := observe.Observations(m, observe.Observed{Snapshots: map[string]*host.Snapshot{"prod": snap}})
+	replicas := map[string]int{}
+	for _, o := range obs {
+		replicas[o.Container] += o.Replicas
+	}
+	if len(obs) != deployments+cronJobs || len(replicas) != deployments+cronJobs {
+		t.Errorf("%d observations of %d workload containers, want %d", len(obs), len(replicas), deployments+cronJobs)
+	}
+	if replicas["deployment/web-00/app"] != pods/(deployments+cronJobs) || replicas["cronjob/nightly-4/app"] != pods/(deployments+cronJobs) {
+		t.Errorf("replicas: %v", replicas)
+	}
 }
 
-// TestObserveNoReplicaSets: with no pod owned by a ReplicaSet, ReplicaSets
-// are not listed.
-func TestObserveNoReplicaSets(t *testing.T) {
+// TestObserveListsOnlyWhatPodsNeed: with no pod owned by a ReplicaSet or a
+// Job, neither is listed: one pod list, and the Deployment and StatefulSet
+// lists that find workloads scaled to zero.
+func TestObserveListsOnlyWhatPodsNeed(t *testing.T) {
 	t.Parallel()
 	k := newCluster(t)
 	ns := k.namespace(t)
 	k.pod(t, ns, "solo", nil, nil, status("app", repo+":1", repo+"@"+digestA, running()))
-	var n atomic.Int32
+	var mu sync.Mutex
+	var requests []string
 	h := Host{Name: "prod", Kubeconfig: k.kubeconfig, Namespace: ns, wrap: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) { n.Add(1); return rt.RoundTrip(r) })
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			requests = append(requests, r.URL.Path)
+			mu.Unlock()
+			return rt.RoundTrip(r)
+		})
 	}}
 	if _, err := h.Observe(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n.Load() != 1 {
-		t.Errorf("requests = %d, want 1 pod list", n.Load())
+	want := []string{"/api/v1/namespaces/" + ns + "/pods", "/apis/apps/v1/namespaces/" + ns + "/deployments", "/apis/apps/v1/namespaces/" + ns + "/statefulsets"}
+	if d := cmp.Diff(want, requests); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
 	}
 }
 
@@ -413,8 +448,9 @@ func (k *cluster) createPod(ns, name string, owners []metav1.OwnerReference, lab
 	return nil
 }
 
-// manyPods creates n running pods of a ReplicaSet, a few at a time.
-func (k *cluster) manyPods(t *testing.T, ns string, n int, rs metav1.Object) {
+// manyPods creates n running pods, a few at a time; pod(i) names the
+// i-th (from 0) and its owners.
+func (k *cluster) manyPods(t *testing.T, ns string, n int, pod func(i int) (string, []metav1.OwnerReference)) {
 	t.Helper()
 	const workers = 16
 	var next atomic.Int64
@@ -423,9 +459,9 @@ func (k *cluster) manyPods(t *testing.T, ns string, n int, rs metav1.Object) {
 	for range workers {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				name := fmt.Sprintf("%s-%05d", rs.GetName(), i)
+				name, owners := pod(int(i - 1))
 				st := status("app", repo+":1.27.3", repo+"@"+digestA, running())
-				if err := k.createPod(ns, name, owner("ReplicaSet", rs), map[string]string{"app": "fleet"}, corev1.PodRunning, []corev1.ContainerStatus{st}); err != nil {
+				if err := k.createPod(ns, name, owners, map[string]string{"pin.module": "fleet"}, corev1.PodRunning, []corev1.ContainerStatus{st}); err != nil {
 					errs <- err
 					return
 				}

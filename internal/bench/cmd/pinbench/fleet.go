@@ -281,20 +281,29 @@ func b2u(b bool) uint64 {
 // config cold; a tag list and a HEAD warm. A floating tag needs no tag
 // list. For resolve, an at-least-running module whose host runs a newer
 // image than its pin needs the running image described once (its manifest
-// and config, by digest) cold, and nothing warm: content by digest is never
-// fetched twice. pin outdated also finds every module's newest upstream
-// candidate, at-least-running ones included: a tag list and a description
-// for each. The per-registry ping and token are added once for the whole
-// run.
+// and config, by digest) cold, and the pin too: content beats claims, so
+// the pin is ordered by what its digest names, not by its tag. Warm, both
+// come from the cache. pin outdated also finds every module's newest
+// upstream candidate, at-least-running ones included: a tag list and a
+// description for each (the running image, when it is the candidate, is
+// read once). The per-registry ping and token are added once for the
+// whole run.
 func (p *project) floor(command string) (cold, warm int) {
-	want := p.image(p.Want)
+	describe := func(tag string) int {
+		if img := p.image(tag); img != nil && img.index() {
+			return 3
+		}
+		return 2
+	}
 	manifests := 1
-	if want.index() {
+	if p.image(p.Want).index() {
 		manifests = 2
 	}
 	switch {
 	case p.Policy == "at-least-running" && command == "resolve":
-		return manifests + 1, 0
+		return manifests + 1 + describe(p.Pin), 0
+	case p.Policy == "at-least-running":
+		return 1 + manifests + 1 + describe(p.Pin), 2
 	case p.Follow != "":
 		return manifests + 1, 1
 	}

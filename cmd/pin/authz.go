@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/internal/authz"
+	"github.com/pin-tool/pin/internal/enforce"
+)
+
+type authzOptions struct {
+	*globalOptions
+	Socket   string
+	Host     string
+	FailOpen bool
+	Decision time.Duration
+}
+
+func newAuthzCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &authzOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "authz --host HOST",
+		Short: "Serve a Docker Engine authorization plugin that refuses downgrades",
+		Long: `authz serves the Docker Engine's authorization plugin protocol on a unix
+socket. It denies containers/create when the new container takes over one
+that a module covers (the same name, a pin.module label, or Compose's project
+and service labels) and its image is older than, or cannot be ordered
+against, what that module runs on HOST or what the lock names, unless the new
+container is labelled pin.dev/allow-downgrade="<why>" (and pin.dev/restore
+for a one_way module). Everything else is allowed. Decisions are logged to
+stderr, one JSON line each.
+
+HOST is the catalogue host this Engine is. Start authz before dockerd, and
+name it there: dockerd --authorization-plugin=pin (the socket's base name,
+found in /run/docker/plugins). Stop dockerd before authz: while the plugin is
+down, the Engine fails every request.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAuthz(cmd.Context(), o, s) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Socket, "socket", "/run/docker/plugins/pin.sock", "unix socket to serve on; dockerd finds /run/docker/plugins/NAME.sock by NAME")
+	f.StringVar(&o.Host, "host", "", "the catalogue host this Engine is")
+	f.BoolVar(&o.FailOpen, "fail-open", false, "allow a create that pin cannot decide (default: deny it)")
+	f.DurationVar(&o.Decision, "decision-timeout", authz.DefaultTimeout, "time limit of one decision")
+	return cmd
+}
+
+func runAuthz(ctx context.Context, o *authzOptions, s streams) error {
+	if o.Host == "" {
+		return withCode(exitInput, errors.New("authz needs --host HOST: the catalogue host this Engine is"))
+	}
+	if o.Decision <= 0 {
+		return withCode(exitInput, fmt.Errorf("--decision-timeout %s: write a positive duration", o.Decision))
+	}
+	e, _, err := enforce.Load(o.Catalogue, o.Lock, o.sourceOptions())
+	if err != nil {
+		return loadError(s, nil, nil, err)
+	}
+	h := e.Catalogue.Host(o.Host)
+	switch {
+	case h == nil:
+		return withCode(exitInput, fmt.Errorf("--host %s: not in the catalogue", o.Host))
+	case h.Kubernetes != nil || h.Snapshot != "":
+		return withCode(exitInput, fmt.Errorf("--host %s: not a Docker Engine read live (it is a Kubernetes host or a snapshot)", o.Host))
+	}
+	// A socket left by a previous run that stopped without removing it.
+	if fi, err := os.Lstat(o.Socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(o.Socket)
+	}
+	ln, err := net.Listen("unix", o.Socket)
+	if err != nil {
+		return withCode(exitInput, fmt.Errorf("--socket %s: %w", o.Socket, err))
+	}
+	srv := &authz.Server{Enforcer: e, Host: o.Host, FailOpen: o.FailOpen, Timeout: o.Decision, Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
+	mode := "closed"
+	if o.FailOpen {
+		mode = "open"
+	}
+	fmt.Fprintf(s.Err, "pin authz: serving unix://%s for host %s; fails %s\n", o.Socket, o.Host, mode)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	return serveUntilDone(ctx, hs, func() error { return hs.Serve(ln) })
+}

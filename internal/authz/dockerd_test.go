@@ -1,0 +1,259 @@
+package authz
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pin-tool/pin/internal/enforce"
+	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testimage"
+)
+
+// EnvAuthzDown, when set, makes TestAuthzAgainstDockerd also stop the
+// plugin and show what the Engine does then: every request fails after
+// about 32 s of retries, so it is not run by default.
+const EnvAuthzDown = "PIN_TEST_AUTHZ_DOWN"
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestAuthzAgainstDockerd starts pin's plugin, then a dockerd of its own
+// (not the suite's shared one) with --authorization-plugin naming it, and
+// drives it with the docker CLI. Container forgejo, which module forge
+// takes over, runs 1.27.3 from a real registry: docker run --name forgejo
+// with 1.22.6 is denied with resolve's words; as Compose replaces it
+// (renamed, the new one with the same project and service labels) 1.22.6
+// is denied and 1.28.0 runs; a container no module takes over runs
+// 1.22.6. dockerd is stopped before the plugin.
+func TestAuthzAgainstDockerd(t *testing.T) {
+	testenv.DockerHost(t) // root and a Docker Engine: skip, or fail under CI
+	reg := testenv.Registry(t)
+	dockerd, err := exec.LookPath("dockerd")
+	if err != nil {
+		t.Fatal("dockerd not in PATH although the suite's Engine runs")
+	}
+
+	// Short paths: unix sockets live here.
+	dir, err := os.MkdirTemp("/tmp", "pin-authz-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cleanDir(t, dir) })
+	plugin := fmt.Sprintf("pin-authz-test-%d", os.Getpid())
+	sock := filepath.Join(dir, "authz.sock")
+	engine := "unix://" + filepath.Join(dir, "docker.sock")
+
+	id := time.Now().UnixNano()
+	repo := fmt.Sprintf("%s/authz/forgejo-%d", reg, id)
+	for _, v := range []struct{ tag, date string }{{"1.22.6", "2024-12-12"}, {"1.27.3", "2026-09-01"}, {"1.28.0", "2026-10-01"}} {
+		created, _ := time.Parse("2006-01-02", v.date)
+		img := testimage.Build(t, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath}, Created: created,
+			Labels: map[string]string{"org.opencontainers.image.version": v.tag}})
+		testimage.Push(t, repo+":"+v.tag, img)
+	}
+	cat := fmt.Sprintf(`host "mesh" {
+  docker = %q
+}
+
+module "forge" {
+  image  = %q
+  policy = "at-least-running"
+  runs_on "mesh" {
+    container = "forgejo"
+  }
+}
+`, engine, repo)
+	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := enforce.Load(filepath.Join(dir, "catalogue.hcl"), filepath.Join(dir, "pin.lock.hcl"),
+		source.Options{CacheDir: filepath.Join(dir, "cache"), Concurrency: 4, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The plugin first: dockerd asks it at start-up, and gives up after
+	// about 16 s of retries.
+	logs := &syncBuffer{}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: &Server{Enforcer: e, Host: "mesh", Log: slog.New(slog.NewJSONHandler(logs, nil))}, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	pluginUp := true
+	stopPlugin := func() {
+		if pluginUp {
+			srv.Close()
+			pluginUp = false
+		}
+	}
+	if err := os.MkdirAll("/etc/docker/plugins", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join("/etc/docker/plugins", plugin+".spec")
+	if err := os.WriteFile(spec, []byte("unix://"+sock+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(spec) })
+
+	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ns := filepath.Base(dir)
+	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
+		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
+		"--config-file", filepath.Join(dir, "daemon.json"), "-H", engine,
+		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins",
+		"--authorization-plugin="+plugin)
+	dlog, err := os.Create(filepath.Join(dir, "dockerd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Stdout, d.Stderr = dlog, dlog
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { d.Wait(); close(exited) }()
+	// dockerd stops before the plugin (registered last, runs first).
+	stopDockerd := func() {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		d.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			d.Process.Kill()
+			<-exited
+		}
+	}
+	t.Cleanup(stopPlugin)
+	t.Cleanup(stopDockerd)
+
+	docker := func(args ...string) (string, error) {
+		cmd := exec.Command("docker", append([]string{"-H", engine}, args...)...)
+		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+filepath.Join(dir, "cli"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	ready := false
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(dlog.Name())
+			t.Fatalf("dockerd exited:\n%s", b)
+		default:
+		}
+		if _, err := docker("version"); err == nil {
+			ready = true
+			break
+		}
+	}
+	if !ready {
+		b, _ := os.ReadFile(dlog.Name())
+		t.Fatalf("dockerd did not answer in 30s:\n%s", b)
+	}
+	run := func(name, tag string, labels ...string) (string, error) {
+		args := []string{"run", "-d", "--network", "none", "--name", name}
+		for _, l := range labels {
+			args = append(args, "--label", l)
+		}
+		return docker(append(args, repo+":"+tag)...)
+	}
+	compose := []string{ComposeProject + "=forge-stack", ComposeService + "=forgejo"}
+
+	if out, err := run("forgejo", "1.27.3", compose...); err != nil {
+		t.Fatalf("first forgejo refused: %v\n%s", err, out)
+	}
+	out, err := run("forgejo", "1.22.6", compose...)
+	for _, want := range []string{"authorization denied by plugin " + plugin, `pin: module "forge": refusing a downgrade: the new image 1.22.6`,
+		"older than what mesh/forgejo runs", "version 1.22.6 < 1.27.3", enforce.AllowDowngradeKey} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Fatalf("older image over forgejo: want %q, got %v\n%s", want, err, out)
+		}
+	}
+
+	// As Compose replaces a container: the old one renamed, the new one
+	// with its name and the same project and service labels.
+	if out, err := docker("rename", "forgejo", "0a1b2c3d_forgejo"); err != nil {
+		t.Fatalf("rename: %v\n%s", err, out)
+	}
+	out, err = run("forgejo", "1.22.6", compose...)
+	if err == nil || !strings.Contains(out, "older than what mesh/0a1b2c3d_forgejo runs") {
+		t.Errorf("older image over the renamed Compose service: want a refusal, got %v\n%s", err, out)
+	}
+	if out, err := run("forgejo", "1.28.0", compose...); err != nil {
+		t.Errorf("newer image refused: %v\n%s", err, out)
+	}
+	if out, err := run("scratch-tool", "1.22.6"); err != nil {
+		t.Errorf("a container no module takes over was refused: %v\n%s", err, out)
+	}
+	if l := logs.String(); !strings.Contains(l, `"verdict":"downgrade","allowed":false`) || !strings.Contains(l, `"verdict":"upgrade","allowed":true`) {
+		t.Errorf("decisions not logged:\n%s", l)
+	}
+
+	if os.Getenv(EnvAuthzDown) != "" {
+		// The plugin stops: the Engine refuses everything, after retries.
+		stopPlugin()
+		start := time.Now()
+		out, err := docker("ps")
+		t.Logf("plugin down: docker ps after %s: %v\n%s", time.Since(start).Round(time.Second), err, out)
+		if err == nil || !strings.Contains(out, "plugin "+plugin+" failed with error") {
+			t.Errorf("plugin down: want the Engine's plugin error, got %v\n%s", err, out)
+		}
+	}
+	for _, c := range []string{"forgejo", "0a1b2c3d_forgejo", "scratch-tool"} {
+		if pluginUp {
+			docker("rm", "-f", "-t", "0", c)
+		}
+	}
+}
+
+// cleanDir unmounts what a stopped dockerd may have left under dir and
+// removes it.
+func cleanDir(t *testing.T, dir string) {
+	if b, err := os.ReadFile("/proc/self/mounts"); err == nil {
+		var mounts []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+				mounts = append(mounts, f[1])
+			}
+		}
+		for i := len(mounts) - 1; i >= 0; i-- {
+			syscall.Unmount(mounts[i], syscall.MNT_DETACH)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Logf("removing %s: %v", dir, err)
+	}
+}

@@ -1,0 +1,144 @@
+package truth
+
+import (
+	"slices"
+)
+
+// Start returns the events that start a history: containers on the
+// modules' hosts.
+func (g *Gen) Start(w *World) []Op {
+	var ops []Op
+	for _, m := range w.Mods {
+		for _, hn := range m.Hosts {
+			if g.pct(75) {
+				ops = append(ops, g.run(w, m, w.Host(hn)))
+			}
+		}
+	}
+	return ops
+}
+
+// Steps draws how many steps a history has: a few, up to MaxSteps.
+func (g *Gen) Steps() int {
+	n := g.MaxSteps
+	if n <= 0 {
+		n = 10
+	}
+	return 1 + g.rng.IntN(n)
+}
+
+// Next returns the events before the next step, and the step, drawn
+// against the world as it is now.
+func (g *Gen) Next(w *World) []Op {
+	var ops []Op
+	for range g.rng.IntN(4) {
+		if o, ok := g.event(w); ok {
+			ops = append(ops, o)
+		}
+	}
+	h := w.Hosts[g.rng.IntN(len(w.Hosts))].Name
+	switch r := g.rng.IntN(100); {
+	case r < 35:
+		ops = append(ops, Op{Kind: OpResolve})
+	case r < 60:
+		ops = append(ops, Op{Kind: OpLock, Host: h})
+	case r < 80:
+		ops = append(ops, Op{Kind: OpPlan, Host: h})
+	default:
+		ops = append(ops, Op{Kind: OpOutdated})
+	}
+	return ops
+}
+
+func (g *Gen) state(start bool) string {
+	r := g.rng.IntN(100)
+	switch {
+	case r < 60:
+		return "running"
+	case r < 65:
+		return "paused"
+	case r < 70:
+		return "restarting"
+	case r < 80 && g.on("stopped"):
+		return "exited"
+	case r < 85 && g.on("stopped"):
+		return "dead"
+	case r < 95 && start:
+		return "created"
+	}
+	return "running"
+}
+
+// run starts a container of m on h, mostly with a build at least as new
+// as the module's newest so far.
+func (g *Gen) run(w *World, m *Module, h *Host) Op {
+	b := m.Builds[g.rng.IntN(len(m.Builds))]
+	if g.pct(50) {
+		top := slices.MaxFunc(m.Builds, func(a, b *Build) int { return a.Rank - b.Rank }).Rank
+		var high []*Build
+		for _, x := range m.Builds {
+			if x.Rank >= top-2 {
+				high = append(high, x)
+			}
+		}
+		b = high[g.rng.IntN(len(high))]
+	}
+	return Op{Kind: OpRun, Mod: m.Name, Host: h.Name, Build: b.ID, Ref: g.ref(m, b, h), State: g.state(true)}
+}
+
+// event draws one event; false when the drawn kind is switched off or has
+// nothing to act on.
+func (g *Gen) event(w *World) (Op, bool) {
+	m := w.Mods[g.rng.IntN(len(w.Mods))]
+	h := w.Hosts[g.rng.IntN(len(w.Hosts))]
+	if len(m.Hosts) > 0 && g.pct(85) {
+		h = w.Host(m.Hosts[g.rng.IntN(len(m.Hosts))])
+	}
+	c := h.Ctrs[m.Name]
+	r := g.rng.IntN(100)
+	switch {
+	case r < 35:
+		return g.run(w, m, h), true
+	case r < 50 && c != nil:
+		return Op{Kind: OpState, Mod: m.Name, Host: h.Name, State: g.state(false)}, true
+	case r < 58 && c != nil && g.on("vanish"):
+		return Op{Kind: OpVanish, Mod: m.Name, Host: h.Name}, true
+	case r < 64 && g.on("vanish"):
+		if slices.Contains(m.Hosts, h.Name) {
+			if len(m.Hosts) > 1 {
+				return Op{Kind: OpLeave, Mod: m.Name, Host: h.Name}, true
+			}
+			return Op{}, false
+		}
+		return Op{Kind: OpJoin, Mod: m.Name, Host: h.Name}, true
+	case r < 74 && g.on("pindown"):
+		p := g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
+		if m.Policy != "exact" && g.pct(20) {
+			p = ""
+		}
+		if p == "" && m.Policy == "exact" {
+			return Op{}, false
+		}
+		return Op{Kind: OpPin, Mod: m.Name, Text: p}, true
+	case r < 86 && g.on("moves"):
+		var fl []string
+		for f := range m.Floating {
+			if _, ok := m.Tags[f]; ok {
+				fl = append(fl, f)
+			}
+		}
+		if len(fl) == 0 {
+			return Op{}, false
+		}
+		slices.Sort(fl)
+		f := fl[g.rng.IntN(len(fl))]
+		ids := m.Floating[f]
+		return Op{Kind: OpMove, Mod: m.Name, Tag: f, Build: ids[g.rng.IntN(len(ids))]}, true
+	case r < 94 && g.on("tamper"):
+		return Op{Kind: OpTamper, Mod: m.Name}, true
+	case r < 100 && g.on("allow"):
+		a := g.pct(50)
+		return Op{Kind: OpAllow, Mod: m.Name, Allow: a, Rest: a && g.pct(50)}, true
+	}
+	return Op{}, false
+}

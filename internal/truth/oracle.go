@@ -1,0 +1,394 @@
+package truth
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Checks the oracle makes, named in failures.
+const (
+	CheckSound       = "soundness"
+	CheckPlan        = "plan"
+	CheckOutdated    = "outdated"
+	CheckLive        = "liveness"
+	CheckDeterminism = "determinism"
+)
+
+// Failure is a promise pin broke at one op of a history.
+type Failure struct {
+	Check string
+	// Op is the index of the failing step in the history's ops.
+	Op  int
+	Msg string
+}
+
+func (f *Failure) Error() string { return fmt.Sprintf("%s at op %d: %s", f.Check, f.Op, f.Msg) }
+
+// floor is the truly newest image a module's lock must not go below, and
+// where it was seen.
+type floor struct {
+	rank int
+	what string
+}
+
+// Runner plays a history against pin and checks every step.
+type Runner struct {
+	Setup *Setup
+	World *World
+	Ops   []Op
+	// Steps counts the steps played.
+	Steps int
+	// Stats counts what the steps exercised, so that a test can require
+	// that every check had something to check.
+	Stats  map[string]int
+	floors map[string]floor
+	at     int // the op being played
+}
+
+// NewRunner starts a history from its setup.
+func NewRunner(s *Setup) *Runner {
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}}
+}
+
+// Replay plays ops from the setup and returns the first failure.
+func Replay(s *Setup, ops []Op) *Failure {
+	r := NewRunner(s)
+	for _, o := range ops {
+		if f := r.Do(o); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// Do plays one op: an event changes the world, a step calls pin and is
+// checked.
+func (r *Runner) Do(o Op) *Failure {
+	if !o.Step() {
+		r.Ops = append(r.Ops, r.World.apply(o))
+		return nil
+	}
+	r.Ops = append(r.Ops, o)
+	r.Steps++
+	at := len(r.Ops) - 1
+	r.at = at
+	var f *Failure
+	switch o.Kind {
+	case OpResolve:
+		f = r.resolve("")
+	case OpLock:
+		f = r.resolve(o.Host)
+	case OpPlan:
+		f = r.plan(o.Host)
+	case OpOutdated:
+		f = r.outdated()
+	}
+	if f != nil {
+		f.Op = at
+	}
+	return f
+}
+
+// seen is a container pin reads in a step, with its build.
+type seen struct {
+	host  string
+	ctr   *Ctr
+	build *Build
+}
+
+func (s seen) String() string {
+	return fmt.Sprintf("%s runs %s (%s, started from %s)", s.host, s.build.name(), s.ctr.State, shortRef(s.ctr.Ref))
+}
+
+// observedBy lists the containers of m that a step reading hosts (all when
+// fromHost is empty) observes.
+func (r *Runner) observedBy(m *Module, fromHost string) []seen {
+	var out []seen
+	for _, hn := range m.Hosts {
+		if fromHost != "" && hn != fromHost {
+			continue
+		}
+		if c := r.World.Host(hn).Ctrs[m.Name]; c != nil {
+			out = append(out, seen{hn, c, m.Builds[c.Build]})
+		}
+	}
+	return out
+}
+
+func (r *Runner) resolve(fromHost string) *Failure {
+	w := r.World
+	res := runResolve(w, fromHost)
+	if again := runResolve(w, fromHost); again.Text != res.Text {
+		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
+	}
+	old := lockEntries(w.Lock)
+	for _, o := range res.Outcomes {
+		switch {
+		case o.Refused != "":
+			r.Stats["refused "+o.Refused]++
+		case o.Err != "":
+			r.Stats["error"]++
+		default:
+			r.Stats["decided"]++
+		}
+	}
+	if !res.Written {
+		return r.liveAll(fromHost, res, old)
+	}
+	newEntries := lockEntries(res.Lock)
+	next := map[string]floor{}
+	var cleared []string
+	for _, m := range w.Mods {
+		fl, has := r.floors[m.Name]
+		for _, s := range r.observedBy(m, fromHost) {
+			if Floor(s.ctr.State) && (!has || s.build.Rank > fl.rank) {
+				fl, has = floor{s.build.Rank, fmt.Sprintf("%s, seen at op %d", s, r.at)}, true
+			}
+		}
+		e, ok := newEntries[m.Name]
+		d := e.Digest
+		if !ok {
+			if has {
+				next[m.Name] = fl
+			}
+			continue
+		}
+		b := m.ByDigest(d)
+		if b == nil {
+			return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: the lock names %s, which no registry holds", m.Name, d)}
+		}
+		if has && b.Rank < fl.rank {
+			if !m.Allowed() {
+				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: the lock names %s, truly older than a floor: %s", m.Name, b.name(), fl.what)}
+			}
+			// The catalogue states the downgrade: the new lock is the
+			// new floor.
+			has = false
+		}
+		if !has || b.Rank > fl.rank {
+			fl = floor{b.Rank, fmt.Sprintf("the lock pin wrote at op %d named %s", r.at, b.name())}
+		}
+		next[m.Name] = fl
+		if old[m.Name].Digest != d {
+			cleared = append(cleared, m.Name)
+		}
+	}
+	if f := r.liveAll(fromHost, res, old); f != nil {
+		return f
+	}
+	for _, n := range cleared {
+		delete(w.Tampered, n)
+	}
+	r.Stats["written"]++
+	r.floors = next
+	w.Lock = res.Lock
+	return nil
+}
+
+func (r *Runner) liveAll(fromHost string, res Result, old map[string]Entry) *Failure {
+	for _, m := range r.World.Mods {
+		e, ok := old[m.Name]
+		if f := r.live(m, fromHost, res.Outcomes[m.Name], e, ok); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// clean reports whether the module's step is in the clean class: every
+// image involved has an honest full-precision tag in one variant, and the
+// references pin reads carry it.
+func (r *Runner) clean(m *Module, obs []seen) bool {
+	if m.Profile != "clean" || m.Float != "" || r.World.Tampered[m.Name] {
+		return false
+	}
+	if m.Pin != "" && r.pinBuild(m) == nil {
+		return false
+	}
+	for _, s := range obs {
+		tag, d, hasDigest := strings.Cut(strings.TrimPrefix(s.ctr.Ref, ":"), "@")
+		if strings.HasPrefix(s.ctr.Ref, "@") || tag != m.Canon[s.build.ID] || (hasDigest && m.ByDigest(d) != s.build) {
+			return false
+		}
+	}
+	return true
+}
+
+// pinBuild is the build a clean pin names: a canonical tag that names it
+// now, with its digest or none; nil otherwise.
+func (r *Runner) pinBuild(m *Module) *Build {
+	tag, d, hasDigest := strings.Cut(m.Pin, "@")
+	id, ok := m.Tags[tag]
+	if !ok || tag == "" || m.Canon[id] != tag || (hasDigest && m.Builds[id].Digest != d) {
+		return nil
+	}
+	return m.Builds[id]
+}
+
+// newestRelease is the build of the newest release tag in the module's
+// one variant, as track-upstream would rank them; nil when none.
+func newestRelease(m *Module) *Build {
+	var best *Build
+	for t, id := range m.Tags {
+		b := m.Builds[id]
+		if t != m.Canon[id] || b.Ver.Pre != "" {
+			continue
+		}
+		if best == nil || best.Ver.less(b.Ver) {
+			best = b
+		}
+	}
+	return best
+}
+
+// live checks liveness on the clean class: pin decides, and locks the true
+// newest image its policy allows.
+func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld bool) *Failure {
+	obs := r.observedBy(m, fromHost)
+	prev := m.ByDigest(old.Digest)
+	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
+		return nil
+	}
+	// lock --from-host also weighs what the lock recorded of the other
+	// hosts: those containers must be clean too.
+	if fromHost != "" && !r.clean(m, r.observedBy(m, "")) {
+		return nil
+	}
+	r.Stats["liveness checked"]++
+	oldDigest := old.Digest
+	if fromHost != "" && len(obs) == 0 {
+		// Not on this host: the old entry stays.
+		if o.Decided() && o.Digest == oldDigest {
+			return nil
+		}
+		return &Failure{Check: CheckLive, Msg: fmt.Sprintf("module %s runs nothing on %s: its entry must stay %s; pin gave %+v", m.Name, fromHost, shortRef(oldDigest), o)}
+	}
+	var floors []*Build
+	var why []string
+	for _, s := range obs {
+		if Floor(s.ctr.State) {
+			floors = append(floors, s.build)
+			why = append(why, s.String())
+		}
+	}
+	if fromHost != "" && hasOld {
+		// lock --from-host reads one host; what the previous entry
+		// recorded on the others stays a floor.
+		for h, ds := range old.Recorded {
+			if h == fromHost {
+				continue
+			}
+			for _, d := range ds {
+				if b := m.ByDigest(d); b != nil {
+					floors = append(floors, b)
+					why = append(why, h+" ran "+b.name()+" (recorded in the lock)")
+				}
+			}
+		}
+	}
+	var primary *Build
+	switch {
+	case m.Policy == "track-upstream" && fromHost != "":
+		// lock --from-host weighs the old entry against what runs.
+	case m.Policy == "track-upstream":
+		primary = newestRelease(m)
+	case m.Pin != "":
+		primary = r.pinBuild(m)
+	}
+	all := slices.Clone(floors)
+	if primary != nil {
+		all = append(all, primary)
+		why = append(why, "the primary "+primary.name())
+	}
+	withPrev := all
+	if prev != nil {
+		withPrev = append(slices.Clone(all), prev)
+		why = append(why, "the previous lock "+prev.name())
+	}
+	if len(withPrev) == 0 {
+		return nil // nothing to lock: a refusal is right
+	}
+	want := []int{maxRank(withPrev)}
+	if m.Allowed() && len(all) > 0 && maxRank(all) != want[0] {
+		want = append(want, maxRank(all))
+	}
+	if m.Policy == "exact" {
+		if primary.Rank < want[0] && !m.Allowed() {
+			return nil // a refusal is right
+		}
+		want = []int{primary.Rank}
+	}
+	fail := func(got string) *Failure {
+		return &Failure{Check: CheckLive, Msg: fmt.Sprintf("module %s (clean, %s): pin must lock rank %v of {%s}; it %s", m.Name, m.Policy, want, strings.Join(why, "; "), got)}
+	}
+	if !o.Decided() {
+		return fail(fmt.Sprintf("did not decide: %+v", o))
+	}
+	b := m.ByDigest(o.Digest)
+	if b == nil || !slices.Contains(want, b.Rank) {
+		return fail("locked " + nameOf(b, o.Digest))
+	}
+	return nil
+}
+
+func maxRank(bs []*Build) int {
+	return slices.MaxFunc(bs, func(a, b *Build) int { return a.Rank - b.Rank }).Rank
+}
+
+func nameOf(b *Build, d string) string {
+	if b == nil {
+		return "unknown digest " + shortRef(d)
+	}
+	return b.name()
+}
+
+// plan checks that no cutover to a truly older image is called safe.
+func (r *Runner) plan(hostName string) *Failure {
+	w := r.World
+	cuts, err := runPlan(w, hostName)
+	if err != nil {
+		for n := range w.Tampered {
+			if w.Tampered[n] {
+				return nil // a hand-edited entry: refusing the whole plan is right
+			}
+		}
+		return &Failure{Check: CheckPlan, Msg: "plan failed: " + err.Error()}
+	}
+	entries := lockEntries(w.Lock)
+	r.Stats["plan cutovers"] += len(cuts)
+	for _, c := range cuts {
+		m := w.Mod(c.Module)
+		ctr := w.Host(c.Host).Ctrs[c.Module]
+		if m == nil || ctr == nil || ctr.State == "created" || !slices.Contains(safeVerdicts, c.Verdict) {
+			continue
+		}
+		locked, run := m.ByDigest(entries[m.Name].Digest), m.Builds[ctr.Build]
+		if locked != nil && locked.Rank < run.Rank {
+			return &Failure{Check: CheckPlan, Msg: fmt.Sprintf("module %s: plan says %q for a cutover from %s to the locked %s, truly older", m.Name, c.Verdict, seen{c.Host, ctr, run}, locked.name())}
+		}
+	}
+	return nil
+}
+
+// outdated checks that a host running something truly newer than the lock
+// gets a failing status.
+func (r *Runner) outdated() *Failure {
+	w := r.World
+	st := runOutdated(w)
+	r.Stats["outdated"]++
+	entries := lockEntries(w.Lock)
+	for _, m := range w.Mods {
+		locked := m.ByDigest(entries[m.Name].Digest)
+		if locked == nil {
+			continue
+		}
+		failing := slices.ContainsFunc(st[m.Name], func(s string) bool { return !slices.Contains(passingStatuses, s) })
+		for _, s := range r.observedBy(m, "") {
+			if Floor(s.ctr.State) && s.build.Rank > locked.Rank && !failing {
+				return &Failure{Check: CheckOutdated, Msg: fmt.Sprintf("module %s: %s, truly newer than the locked %s, yet outdated says %v", m.Name, s, locked.name(), st[m.Name])}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package truth
+
+func init() { raceEnabled = true }

@@ -1,0 +1,209 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
+)
+
+// VerdictFirst is the verdict of Judge when the module has no floor: no
+// container of it has run on the hosts read and the lock names nothing.
+// Nothing can be downgraded.
+const VerdictFirst Verdict = "first"
+
+// Override is what the object that asks for a new image says in words to
+// accept a downgrade or an unknown order: the counterpart, at the point of
+// replacement, of a module's allow_downgrade and restore.
+type Override struct {
+	// Downgrade is the reason given; "" for none.
+	Downgrade string
+	// Restore is the backup the downgrade of a one_way module restores
+	// from; without it a one_way module's downgrade is refused.
+	Restore string
+	// How and HowRestore tell people how to give Downgrade and Restore
+	// where the caller reads them (`annotate the object with
+	// pin.dev/allow-downgrade: "<why>"`); refusals end with them.
+	How, HowRestore string
+}
+
+// Judgement is what Judge decided of one new image.
+type Judgement struct {
+	Module string
+	// Image is the new image as its content says (read by digest, else by
+	// tag); as the reference said when the registry does not hold it.
+	Image image.Image
+	// Floors are what the image was held against, as in Decision.Floors.
+	Floors []Floor
+	// Verdict is the worst order against the floors: downgrade or unknown
+	// when a floor is newer or cannot be ordered, else upgrade or same;
+	// VerdictFirst with no floor.
+	Verdict Verdict
+	// Order is the result against the floor that decided Verdict.
+	Order order.Result
+	// Refusal is set when the image is refused: its text is that of pin
+	// resolve's refusals, ending with what to write to decide.
+	Refusal *Refusal
+	// Accepted is set when a downgrade or unknown order was accepted, and
+	// Reason then says by whom and why (the override, or a lock entry that
+	// records the catalogue's allow_downgrade for this very digest).
+	Accepted *Refusal
+	Reason   string
+}
+
+// Allowed reports whether the new image may replace what runs.
+func (j *Judgement) Allowed() bool { return j.Refusal == nil }
+
+// Judge decides whether img may replace what module m's containers run:
+// it orders img, described from its content, against every floor of m
+// (the containers in.Observed reports for m whatever their state but
+// "created", and the lock entry in.Old names, read by digest and checked
+// against its lines) with m's ordering options, exactly as Resolve holds a
+// locked image against them. Older or unknown is refused unless ov gives
+// the reason (and, for a one_way module, the restore), or the lock entry
+// names this digest with the catalogue's allow_downgrade.
+//
+// img needs Repository and a Tag or Digest (a reference as deployed). Its
+// content is asked of in.Registry(img.Repository) by digest, else by tag;
+// a registry that does not hold it leaves the reference's words to order
+// by, and one that fails is an error. So are a host of m that could not be
+// read (in.Observed.Errors), a lock entry whose lines disagree with its
+// digest (*LockMismatchError) and a registry that fails on a floor: Judge
+// then cannot decide, and the caller applies its failure policy. Only the
+// hosts in in.Observed are floors; the others bound the lock, and the lock
+// bounds the image. in.Mode is ignored.
+func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, ov Override) (*Judgement, error) {
+	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	opts := orderOptions(m, in.Now)
+	reg := in.registry(m)
+	obs, _ := observe.Observations(m, in.Observed)
+	if err := observe.Enrich(ctx, reg, m, obs); err != nil {
+		return nil, err
+	}
+	old := in.Old.Module(m.Name)
+	var oldImg *image.Image
+	if old != nil {
+		li, err := lockedImage(ctx, reg, m, old, opts)
+		if err != nil {
+			return nil, err
+		}
+		oldImg = &li
+	}
+	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl}
+	newImg, err := dc.describeNew(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst}
+	what := "the new image " + short(newImg)
+	var failed *Refusal
+	for _, f := range fl {
+		res := order.Compare(newImg, f.Image, opts)
+		switch res.Cmp {
+		case order.Newer:
+			if j.Verdict == VerdictFirst || j.Verdict == VerdictSame {
+				j.Verdict, j.Order = VerdictUpgrade, res
+			}
+			continue
+		case order.Equal:
+			if j.Verdict == VerdictFirst {
+				j.Verdict, j.Order = VerdictSame, res
+			}
+			continue
+		}
+		if failed == nil {
+			failed = &Refusal{Module: m.Name, Kind: kindOf(res), Chosen: newImg, What: what, Floor: f, Order: res, opts: opts}
+			j.Order = res
+			j.Verdict = VerdictDowngrade
+			if res.Cmp == order.Unknown {
+				j.Verdict = VerdictUnknown
+			}
+		}
+	}
+	if failed == nil {
+		return j, nil
+	}
+	switch {
+	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != ""):
+		j.Accepted = failed
+		j.Reason = "the lock names this image with the catalogue's allow_downgrade: " + old.AllowDowngrade
+		if old.Restore != "" {
+			j.Reason += "; restore from: " + old.Restore
+		}
+	case strings.TrimSpace(ov.Downgrade) != "" && (!m.OneWay || strings.TrimSpace(ov.Restore) != ""):
+		j.Accepted = failed
+		j.Reason = "downgrade allowed: " + ov.Downgrade
+		if ov.Restore != "" {
+			j.Reason += "; restore from: " + ov.Restore
+		}
+	default:
+		failed.fix = dc.judgeFix(failed, ov)
+		j.Refusal = failed
+	}
+	return j, nil
+}
+
+// describeNew reads the new image's content: by digest when the reference
+// names one (its tag then a claim the content is checked against by
+// order.Compare), else by tag.
+func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Image, error) {
+	ref := img.Digest
+	if ref == "" {
+		ref = img.Tag
+	}
+	if ref == "" || dc.in.Registry == nil {
+		return img, nil
+	}
+	reg := dc.in.Registry(img.Repository)
+	if reg == nil {
+		return img, nil
+	}
+	full, err := reg.Image(ctx, img.Repository, ref, dc.platform())
+	switch {
+	case errors.Is(err, image.ErrNotFound), errors.Is(err, image.ErrUnavailable):
+		return img, nil
+	case err != nil:
+		return image.Image{}, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})
+	}
+	full.Repository = img.Repository
+	if img.Tag != "" {
+		full.Tag = img.Tag
+	}
+	return full, nil
+}
+
+// judgeFix says what to do instead of a refused replacement: run what
+// the floor runs, or give the override.
+func (dc *decider) judgeFix(r *Refusal, ov Override) string {
+	var opts []string
+	if f := r.Floor; f.Image.Digest != "" {
+		p := f.Image.Repository + "@" + f.Image.Digest
+		if f.Image.Tag != "" {
+			p = f.Image.Repository + ":" + f.Image.Tag + "@" + f.Image.Digest
+		}
+		if f.Kind == FloorLocked {
+			opts = append(opts, fmt.Sprintf("to run what the lock names, deploy %s", p))
+		} else {
+			opts = append(opts, fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p))
+		}
+	}
+	if ov.How != "" {
+		s := "to replace it anyway, " + ov.How
+		if dc.m.OneWay && ov.HowRestore != "" {
+			s += " and " + ov.HowRestore + " (module " + fmt.Sprintf("%q", dc.m.Name) + " is one_way)"
+		}
+		opts = append(opts, s)
+	}
+	if r.Kind == KindUnknown && dc.m.Versioning.Kind == "" && r.Floor.Image.Tag != "" {
+		opts = append(opts, fmt.Sprintf(`if the tags are not semver, set versioning = "calver", "numeric" or "regex:…" in module %q (%s)`, dc.m.Name, dc.pinWhere()))
+	}
+	return strings.Join(opts, "; ")
+}
