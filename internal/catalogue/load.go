@@ -146,6 +146,9 @@ func (l *loader) crossCheck() hcl.Diagnostics {
 			if (ro.Workload != "" || ro.SelectorText != "") && h.Kubernetes == nil && h.Snapshot == "" {
 				diags = append(diags, errorf(ro.DeclRange, "Workload on a Docker host", "Module %q takes over a workload or selector on %q, which is a Docker host. Write container = \"<name>\" for a Docker host, or make %q a Kubernetes host with kubernetes = { context = \"…\", namespace = \"…\" }.", m.Name, ro.Host, ro.Host))
 			}
+			if ro.Compose != "" && h.Kubernetes != nil {
+				diags = append(diags, errorf(ro.DeclRange, "Compose service on a Kubernetes host", "Module %q takes over the Compose service %q on %q, which is a Kubernetes host. Write workload = \"<kind>/<name>\" for a Kubernetes host, or name a Docker host.", m.Name, ro.Compose, ro.Host))
+			}
 		}
 	}
 	return diags

@@ -164,8 +164,20 @@ type RunsOn struct {
 	// written. Workload and Selector exclude each other.
 	Selector     *Selector
 	SelectorText string
-	DeclRange    hcl.Range
+	// Compose, on a Docker host, names every container of one Compose
+	// service, scaled replicas included: "<project>/<service>", matched
+	// against the labels com.docker.compose.project and
+	// com.docker.compose.service. It excludes Container, Workload and
+	// Selector.
+	Compose   string
+	DeclRange hcl.Range
 }
+
+// The labels Docker Compose sets on the containers it creates.
+const (
+	ComposeProjectLabel = "com.docker.compose.project"
+	ComposeServiceLabel = "com.docker.compose.service"
+)
 
 // WorkloadKind is the kind of object a runs_on workload names, the part of
 // "<kind>/<name>" before the slash.

@@ -27,7 +27,7 @@ var (
 		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}},
 	}
 	runsOnSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "container"}, {Name: "workload"}, {Name: "selector"},
+		{Name: "container"}, {Name: "workload"}, {Name: "selector"}, {Name: "compose"},
 	}}
 )
 
@@ -165,6 +165,17 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, str(rc.Attributes["container"], &ro.Container)...)
 		diags = append(diags, str(rc.Attributes["workload"], &ro.Workload)...)
 		diags = append(diags, str(rc.Attributes["selector"], &ro.SelectorText)...)
+		diags = append(diags, str(rc.Attributes["compose"], &ro.Compose)...)
+		if attr := rc.Attributes["compose"]; attr != nil && ro.Compose != "" {
+			if msg := parseCompose(ro.Compose); msg != "" {
+				diags = append(diags, errorf(attr.Expr.Range(), "Invalid compose service", "%s", msg))
+			}
+			for _, k := range []string{"container", "workload", "selector"} {
+				if other := rc.Attributes[k]; other != nil {
+					diags = append(diags, errorf(other.Range, "Conflicting runs_on targets", "runs_on %q names both a Compose service and a %s. Keep compose to take over every container of the service, or %s alone.", ro.Host, k, k))
+				}
+			}
+		}
 		if attr := rc.Attributes["workload"]; attr != nil && ro.Workload != "" {
 			if msg := parseWorkload(ro.Workload); msg != "" {
 				diags = append(diags, errorf(attr.Expr.Range(), "Invalid workload", "%s", msg))
@@ -194,6 +205,23 @@ func parseWorkload(s string) string {
 	}
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return fmt.Sprintf("%q is not a Kubernetes object name: %s. Write the name as kubectl get %s lists it.", name, strings.Join(errs, "; "), kind)
+	}
+	return ""
+}
+
+// composeNameRe is what Compose allows in project and service names
+// (project names are lowercase).
+var (
+	composeProjectRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	composeServiceRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+)
+
+// parseCompose checks a runs_on compose target, "<project>/<service>". It
+// returns a message saying what to write instead when it is invalid.
+func parseCompose(s string) string {
+	project, service, ok := strings.Cut(s, "/")
+	if !ok || !composeProjectRe.MatchString(project) || !composeServiceRe.MatchString(service) {
+		return fmt.Sprintf("%q does not name a Compose service. Write <project>/<service>, such as \"forge/forgejo\": the project as the label com.docker.compose.project shows it (lowercase letters, digits, '-' and '_'), and the service as the Compose file names it.", s)
 	}
 	return ""
 }

@@ -145,3 +145,30 @@ func TestFlowRunsOneWay(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeStaysAtTheEdge: compose-go and the YAML library that
+// round-trips files are imported only by the packages that read and write
+// users' Compose files and manifests, and the packages that decide reach
+// neither, even indirectly.
+func TestComposeStaysAtTheEdge(t *testing.T) {
+	libs := []string{"github.com/compose-spec/compose-go", "github.com/goccy/go-yaml"}
+	edge := []string{module + "/internal/compose", module + "/internal/imageref", module + "/internal/export", module + "/internal/scaffold"}
+	pkgs := list(t)
+	for path, p := range pkgs {
+		if hasPrefix(path, edge...) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if hasPrefix(imp, libs...) {
+				t.Errorf("%s imports %s: only %s may", path, imp, strings.Join(edge, ", "))
+			}
+		}
+	}
+	for _, path := range []string{"resolve", "internal/observe", "internal/order", "internal/version", "internal/image", "internal/catalogue", "lock", "internal/source"} {
+		for _, d := range pkgs[module+"/"+path].Deps {
+			if hasPrefix(d, libs...) || hasPrefix(d, edge...) {
+				t.Errorf("%s depends on %s", path, d)
+			}
+		}
+	}
+}

@@ -118,7 +118,9 @@ func (o Observation) Where() string { return o.Host + "/" + o.Container }
 // host, the container named there, or, where no container is named, those
 // labelled pin.module=<module>; on a Kubernetes host, the containers of the
 // pods of the runs_on workload or matching its selector (of the named
-// container only, when one is named); and on every host, containers
+// container only, when one is named); on a Docker host with runs_on
+// compose = "<project>/<service>", every container Compose labelled with
+// that project and service (each scaled replica); and on every host, containers
 // labelled with the module's name. missing lists the runs_on targets not
 // found.
 //
@@ -228,6 +230,9 @@ func replicaState(a, b string) string {
 func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool {
 	named := ro.Container == "" || c.Name == ro.Container
 	switch {
+	case ro.Compose != "":
+		project, service, _ := strings.Cut(ro.Compose, "/")
+		return c.Pod == "" && c.Labels[catalogue.ComposeProjectLabel] == project && c.Labels[catalogue.ComposeServiceLabel] == service
 	case ro.Workload != "":
 		if pod, ok := strings.CutPrefix(ro.Workload, "pod/"); ok {
 			return c.Pod == pod && named
@@ -245,6 +250,8 @@ func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool 
 func target(m *catalogue.Module, ro catalogue.RunsOn) string {
 	var what string
 	switch {
+	case ro.Compose != "":
+		return "compose service " + ro.Compose
 	case ro.Workload != "":
 		what = ro.Workload
 	case ro.Selector != nil:

@@ -86,3 +86,33 @@ func podNames(cs []host.Container) []string {
 	}
 	return out
 }
+
+// TestComposeServiceTakesOverEveryReplica: runs_on { compose =
+// "forge/web" } takes over each container Compose labelled with that
+// project and service (scaled replicas too), and nothing of another
+// project or service, nor a pod's container with the same labels.
+func TestComposeServiceTakesOverEveryReplica(t *testing.T) {
+	m := &catalogue.Module{Name: "web", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "h", Compose: "forge/web"}}}
+	labels := func(project, service string) map[string]string {
+		return map[string]string{catalogue.ComposeProjectLabel: project, catalogue.ComposeServiceLabel: service}
+	}
+	snap := &host.Snapshot{Host: "h", Containers: []host.Container{
+		{ID: "1", Name: "forge-web-1", Image: repo + ":1", ImageID: idNew, State: "running", Labels: labels("forge", "web")},
+		{ID: "2", Name: "forge-web-2", Image: repo + ":1", ImageID: idNew, State: "exited", Labels: labels("forge", "web")},
+		{ID: "3", Name: "forge-db-1", Image: repo + ":1", ImageID: idNew, State: "running", Labels: labels("forge", "db")},
+		{ID: "4", Name: "other-web-1", Image: repo + ":1", ImageID: idNew, State: "running", Labels: labels("other", "web")},
+		{ID: "5", Name: "web", Pod: "web-0", Image: repo + ":1", ImageID: idNew, State: "running", Labels: labels("forge", "web")},
+	}}
+	obs, missing := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"h": snap}})
+	var got []string
+	for _, o := range obs {
+		got = append(got, o.Container)
+	}
+	if len(missing) != 0 || len(got) != 2 || got[0] != "forge-web-1" || got[1] != "forge-web-2" {
+		t.Fatalf("observed %v (missing %v), want forge-web-1 and forge-web-2", got, missing)
+	}
+	snap.Containers = snap.Containers[2:]
+	if _, missing := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"h": snap}}); len(missing) != 1 || missing[0] != "h/compose service forge/web" {
+		t.Fatalf("missing %v, want the compose service", missing)
+	}
+}

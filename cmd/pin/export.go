@@ -1,0 +1,374 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/export"
+	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/resolve"
+)
+
+type exportOptions struct {
+	*globalOptions
+	compose   composeFlags
+	InPlace   bool
+	Manifests string
+	Kustomize string
+	Env       string
+	Check     bool
+}
+
+func newExportCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &exportOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR] [--kustomize DIR] [--env FILE] [--check]",
+		Short: "Write the lock where the deploy reads it: Compose, manifests, kustomize, env files",
+		Long: `export writes each locked image, as repository:tag@sha256:…, where a deploy
+reads it:
+
+  --compose FILE     writes FILE's override beside it (compose.yaml →
+                     compose.pin.yaml) with services.<name>.image for each
+                     service a module covers, so that
+                     docker compose -f compose.yaml -f compose.pin.yaml up -d
+                     runs exactly the lock;
+  --in-place         rewrites the image: of the Compose files (and of the
+                     manifests under --manifests DIR) instead, keeping
+                     comments, key order and formatting;
+  --kustomize DIR    writes images: entries (name, newName, newTag, digest)
+                     into DIR/kustomization.yaml for the images of DIR's
+                     manifests;
+  --env FILE         writes NAME_IMAGE=repository:tag@digest lines, one per
+                     locked module (module forge → FORGE_IMAGE).
+
+A module covers a Compose service when it runs_on { compose =
+"<project>/<service>" }, a manifest's container when it runs_on that
+workload, else when it is the one module with that image repository.
+
+Before writing, export previews the cutover on every host (as pin plan
+does): it refuses, exit 1, when the lock would downgrade what a host runs,
+or cannot be ordered against it. --check writes nothing and exits 1 when a
+file disagrees with the lock. A reference whose tag and digest disagree
+with the lock is reported with file:line. Writes are atomic, and a second
+run changes nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runExport(cmd.Context(), o, s)
+		},
+	}
+	o.compose.add(cmd)
+	cmd.Flags().BoolVar(&o.InPlace, "in-place", false, "rewrite the image: references of the Compose files and manifests themselves")
+	cmd.Flags().StringVar(&o.Manifests, "manifests", "", "a folder of Kubernetes manifests to rewrite in place (with --in-place)")
+	cmd.Flags().StringVar(&o.Kustomize, "kustomize", "", "a kustomize folder whose kustomization.yaml gets images: entries")
+	cmd.Flags().StringVar(&o.Env, "env", "", "an env file to write NAME_IMAGE= lines into")
+	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
+	return cmd
+}
+
+func runExport(ctx context.Context, o *exportOptions, s streams) error {
+	if len(o.compose.Files) == 0 && o.Manifests == "" && o.Kustomize == "" && o.Env == "" {
+		return withCode(exitInput, errors.New("export needs --compose FILE, --manifests DIR, --kustomize DIR or --env FILE"))
+	}
+	if o.Manifests != "" && !o.InPlace {
+		return withCode(exitInput, errors.New("--manifests rewrites manifests in place: add --in-place, or use --kustomize DIR"))
+	}
+	// The Compose files first: bad input is found before any host is asked.
+	var p *compose.Project
+	if len(o.compose.Files) > 0 {
+		var err error
+		if p, err = o.compose.load(ctx); err != nil {
+			return err
+		}
+	}
+	in, err := load(ctx, o.globalOptions, s, "", nil)
+	if err != nil {
+		return err
+	}
+	cov := export.NewCoverage(in.Catalogue, in.Lock)
+
+	var results []export.Result
+	if p != nil {
+		if o.InPlace {
+			srcs := map[string][]byte{}
+			for _, f := range p.Files {
+				if srcs[f], err = os.ReadFile(f); err != nil {
+					return withCode(exitInput, err)
+				}
+			}
+			r, err := export.InPlace(p, cov, srcs)
+			if err != nil {
+				return withCode(exitInput, err)
+			}
+			results = append(results, r)
+		} else {
+			old, err := readIfExists(export.OverridePath(p.Files[0]))
+			if err != nil {
+				return withCode(exitInput, err)
+			}
+			results = append(results, export.Override(p, cov, old))
+		}
+	}
+	if o.Manifests != "" {
+		files, err := manifestFiles(o.Manifests)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		srcs := map[string][]byte{}
+		for _, f := range files {
+			if srcs[f], err = os.ReadFile(f); err != nil {
+				return withCode(exitInput, err)
+			}
+		}
+		r, err := export.Manifests(cov, files, srcs)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		results = append(results, r)
+	}
+	if o.Kustomize != "" {
+		refs, _, err := readManifests(o.Kustomize)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(o.Kustomize, "kustomization.yaml")
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return withCode(exitInput, fmt.Errorf("reading the kustomization: %w", err))
+		}
+		r, err := export.Kustomize(path, cov, refs, old)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		results = append(results, r)
+	}
+	if o.Env != "" {
+		old, err := readIfExists(o.Env)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		results = append(results, export.Env(o.Env, cov, old))
+	}
+
+	// The floor guarantee: what is written must not downgrade what a host
+	// runs, by the rules of pin plan.
+	modules := map[string]bool{}
+	for _, r := range results {
+		for _, e := range r.Entries {
+			modules[e.Module] = true
+		}
+	}
+	if err := exportFloors(ctx, o, s, in, modules); err != nil {
+		return err
+	}
+
+	out := exportOutput{Schema: JSONSchema, Command: "export", Check: o.Check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
+	seen := map[string]bool{}
+	for _, r := range results {
+		for _, e := range r.Entries {
+			out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
+		}
+		for _, sk := range r.Skipped {
+			out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
+		}
+		for _, f := range r.Findings {
+			out.Findings = append(out.Findings, exportFinding{Where: f.Where, Message: f.Msg})
+		}
+		for _, f := range r.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed()})
+			}
+		}
+	}
+	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
+	changed := 0
+	for _, f := range out.Files {
+		if f.Changed {
+			changed++
+		}
+	}
+	if !o.Check {
+		for _, r := range results {
+			for _, f := range r.Files {
+				if !f.Changed() {
+					continue
+				}
+				if err := renameio.WriteFile(f.Path, f.Bytes, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(f.Path))); err != nil {
+					return withCode(exitInput, fmt.Errorf("writing %s: %w", f.Path, err))
+				}
+			}
+		}
+		for i := range out.Files {
+			out.Files[i].Written = out.Files[i].Changed
+		}
+	}
+	if o.Format == "json" {
+		if err := writeJSON(s.Out, out); err != nil {
+			return err
+		}
+	} else {
+		writeExport(s, out)
+	}
+	if o.Check && (changed > 0 || len(out.Findings) > 0) {
+		return withCode(exitFindings, fmt.Errorf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves; run pin export without --check", changed, len(out.Findings)))
+	}
+	return nil
+}
+
+// exportOutput is pin export's result, the JSON of --format json.
+type exportOutput struct {
+	Schema     int             `json:"schema"`
+	Command    string          `json:"command"`
+	Check      bool            `json:"check"`
+	Files      []exportFile    `json:"files"`
+	References []exportEntry   `json:"references"`
+	Skipped    []exportSkip    `json:"skipped"`
+	Findings   []exportFinding `json:"findings"`
+}
+
+type exportFile struct {
+	Path string `json:"path"`
+	// Changed: the file disagrees with the lock (would change); Written:
+	// it was written (never with --check).
+	Changed bool `json:"changed"`
+	Written bool `json:"written"`
+}
+
+type exportEntry struct {
+	Where   string `json:"where"`
+	Module  string `json:"module"`
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	Changed bool   `json:"changed"`
+}
+
+type exportSkip struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
+}
+
+type exportFinding struct {
+	Where   string `json:"where"`
+	Message string `json:"message"`
+}
+
+// writeExport renders the result for people: references that change,
+// what was skipped and why, findings on stderr with file:line, and the
+// files written or disagreeing.
+func writeExport(s streams, out exportOutput) {
+	for _, e := range out.References {
+		if e.Changed {
+			fmt.Fprintf(s.Out, "%s: %s → %s (module %s)\n", sanitize(e.Where), orNone(sanitize(e.Old)), sanitize(e.New), e.Module)
+		}
+	}
+	for _, sk := range out.Skipped {
+		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
+	}
+	for _, f := range out.Findings {
+		fmt.Fprintf(s.Err, "%s: %s\n", sanitize(f.Where), sanitize(f.Message))
+	}
+	changed := 0
+	for _, f := range out.Files {
+		switch {
+		case f.Written:
+			changed++
+			fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(f.Path))
+		case f.Changed:
+			changed++
+			fmt.Fprintf(s.Out, "%s disagrees with the lock\n", sanitize(f.Path))
+		}
+	}
+	switch {
+	case changed > 0:
+	case out.Check && len(out.Findings) == 0:
+		fmt.Fprintln(s.Out, "Every file agrees with the lock.")
+	case !out.Check:
+		fmt.Fprintln(s.Out, "Nothing to write: every file agrees with the lock.")
+	}
+}
+
+// exportFloors previews the cutover of the exported modules on every host
+// that answered, and refuses a downgrade or an unknown order. A host that
+// could not be read is an error: its floors are not known.
+func exportFloors(ctx context.Context, o *exportOptions, s streams, in *source.Inputs, modules map[string]bool) error {
+	hosts := map[string]bool{}
+	for _, m := range in.Catalogue.Modules {
+		if !modules[m.Name] {
+			continue
+		}
+		for _, ro := range m.RunsOn {
+			hosts[ro.Host] = true
+		}
+	}
+	names := make([]string, 0, len(hosts))
+	for h := range hosts {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	var bad []string
+	for _, h := range names {
+		if err, ok := in.Observed.Errors[h]; ok {
+			code := exitSource
+			if badInput(err) {
+				code = exitInput
+			}
+			return withCode(code, fmt.Errorf("host %s: %w; its floors are not known, nothing written", h, err))
+		}
+		cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Now: o.now(), Host: h})
+		if err != nil {
+			if badInput(err) {
+				return withCode(exitInput, err)
+			}
+			return withCode(exitSource, err)
+		}
+		for _, c := range cuts {
+			if !modules[c.Module] || c.Safe() {
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("%s/%s (module %s): %s: runs %s, the lock names %s", h, c.Observation.Container, c.Module, strings.ToUpper(string(c.Verdict)),
+				describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref()))
+		}
+	}
+	requestSummary(o.globalOptions, s, in.Registries)
+	if len(bad) > 0 {
+		for _, b := range bad {
+			fmt.Fprintln(s.Err, sanitize(b))
+		}
+		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
+	}
+	return nil
+}
+
+func describeImage(tag, digest string) string {
+	switch {
+	case tag != "" && digest != "":
+		return tag + "@" + digest
+	case digest != "":
+		return digest
+	}
+	return tag
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func readIfExists(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}

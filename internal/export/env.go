@@ -1,0 +1,77 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// EnvName is the variable an env file holds module m's image in: the
+// module's name in capitals, '-' and '.' made '_', then "_IMAGE" ("forge"
+// → FORGE_IMAGE).
+func EnvName(module string) string {
+	s := strings.ToUpper(module)
+	s = strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+	return s + "_IMAGE"
+}
+
+// Env writes one NAME_IMAGE=repository:tag@digest line for each locked
+// module of the catalogue into an env file (old, nil when absent): lines
+// of those variables are replaced where they are, missing ones appended in
+// module order, every other line kept.
+func Env(path string, cov *Coverage, old []byte) Result {
+	var r Result
+	want := map[string]string{}
+	var order []string
+	for _, m := range cov.cat.Modules {
+		e, why := cov.Locked(m)
+		if e == nil {
+			r.Skipped = append(r.Skipped, Skip{What: "module " + m.Name, Why: why})
+			continue
+		}
+		n := EnvName(m.Name)
+		want[n] = Reference(e, "")
+		order = append(order, n)
+		r.Entries = append(r.Entries, Entry{Where: path + ", " + n, Module: m.Name, New: want[n]})
+	}
+	var lines [][]byte
+	if len(old) > 0 {
+		lines = bytes.Split(bytes.TrimSuffix(old, []byte("\n")), []byte("\n"))
+	}
+	done := map[string]bool{}
+	for i, l := range lines {
+		k, v, ok := strings.Cut(string(l), "=")
+		if !ok {
+			continue
+		}
+		// "export NAME=…" keeps its export.
+		prefix := ""
+		if rest, found := strings.CutPrefix(strings.TrimSpace(k), "export "); found {
+			prefix, k = "export ", rest
+		}
+		k = strings.TrimSpace(k)
+		if ref, mine := want[k]; mine && !done[k] {
+			done[k] = true
+			for j := range r.Entries {
+				if strings.HasSuffix(r.Entries[j].Where, ", "+k) {
+					r.Entries[j].Old = strings.Trim(strings.TrimSpace(v), `"'`)
+				}
+			}
+			lines[i] = fmt.Appendf(nil, "%s%s=%s", prefix, k, ref)
+		}
+	}
+	for _, n := range order {
+		if !done[n] && !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.HasPrefix(l, []byte(n+"=")) }) {
+			lines = append(lines, fmt.Appendf(nil, "%s=%s", n, want[n]))
+		}
+	}
+	out := append(bytes.Join(lines, []byte("\n")), '\n')
+	r.Files = append(r.Files, File{Path: path, Bytes: out, Old: old})
+	return r
+}

@@ -1,0 +1,12 @@
+// Package scaffold turns what people already have (Compose projects,
+// Kubernetes manifests, what a host runs) into catalogue modules, and adds
+// to a catalogue only the modules it lacks.
+//
+// A candidate is skipped, with the reason, when the catalogue already has
+// it: a module takes over the same target (runs_on the same host and
+// container, Compose service or workload), or, for a candidate that runs
+// nowhere, a module already names its repository. Existing modules are
+// never rewritten: new blocks are appended to the catalogue file's bytes,
+// formatted with hclwrite and indented as the file is. scaffold does not
+// read hosts or files itself; the command hands it what was read.
+package scaffold

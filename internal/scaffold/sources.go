@@ -1,0 +1,175 @@
+package scaffold
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/imageref"
+	"github.com/pin-tool/pin/internal/observe"
+)
+
+// FromCompose makes a candidate of each service of p that has an image:
+// named after the service (else "<project>-<service>"), pinned at the
+// image as written (its tag, or tag@digest), and, when hostName is set,
+// running on it as runs_on { compose = "<project>/<service>" }. Services
+// that are only built, and those of inactive profiles, are skipped.
+func FromCompose(p *compose.Project, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
+	var cands []Candidate
+	var skips []Skip
+	for _, s := range p.Disabled {
+		skips = append(skips, Skip{What: "service " + s.Name, Why: fmt.Sprintf("its profiles (%s) are not active; name one with --profile", strings.Join(s.Profiles, ", "))})
+	}
+	for _, s := range p.Services {
+		what := "service " + s.Name
+		if s.Ref.File != "" {
+			what = s.Ref.Where() + ", service " + s.Name
+		}
+		if s.Image == "" {
+			skips = append(skips, Skip{What: what, Why: "it is only built (build: without image:): there is no image to pin"})
+			continue
+		}
+		repo, pin, err := Repository(s.Image)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
+		c := Candidate{Name: ModuleName(s.Name), Alt: ModuleName(p.Name + "-" + s.Name), Image: repo, Policy: policy, Pin: pin, From: what}
+		if hostName != "" {
+			c.RunsOn = Target{Host: hostName, Compose: p.Name + "/" + s.Name}
+		}
+		cands = append(cands, c)
+	}
+	return cands, skips, nil
+}
+
+// ManifestKinds are the Kubernetes kinds whose containers init reads.
+var ManifestKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob", "Job", "Pod"}
+
+// FromManifests makes a candidate of each distinct image of the workloads
+// in refs (init containers included): named after the object, or
+// "<object>-<container>" when the object holds several images. When
+// hostName is set, each runs on it as runs_on { workload =
+// "<kind>/<name>", container = "<name>" } when its kind is one runs_on
+// names (catalogue.WorkloadKinds), else gets a pin only.
+func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
+	// An object named after itself unless it holds several images.
+	images := map[string]map[string]bool{}
+	for _, r := range refs {
+		if images[r.Object] == nil {
+			images[r.Object] = map[string]bool{}
+		}
+		repo, _, _ := Repository(r.Value)
+		images[r.Object][repo] = true
+	}
+	var cands []Candidate
+	var skips []Skip
+	for _, r := range refs {
+		what := fmt.Sprintf("%s, %s container %s", r.Where(), r.Object, r.Container)
+		kind, obj, _ := strings.Cut(r.Object, "/")
+		if !slices.ContainsFunc(ManifestKinds, func(k string) bool { return strings.EqualFold(k, kind) }) {
+			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("kind %s is not one pin reads (%s)", objs[r.Object], strings.Join(ManifestKinds, ", "))})
+			continue
+		}
+		if strings.Contains(r.Value, "$") {
+			skips = append(skips, Skip{What: what, Why: "the image holds a variable"})
+			continue
+		}
+		repo, pin, err := Repository(r.Value)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", r.Where(), err)
+		}
+		n := ModuleName(obj)
+		if len(images[r.Object]) > 1 {
+			n = ModuleName(obj + "-" + r.Container)
+		}
+		c := Candidate{Name: n, Alt: ModuleName(obj + "-" + r.Container + "-" + kind), Image: repo, Policy: policy, Pin: pin, From: what}
+		if hostName != "" && slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)) {
+			c.RunsOn = Target{Host: hostName, Workload: r.Object, Container: r.Container}
+		}
+		cands = append(cands, c)
+	}
+	return cands, skips, nil
+}
+
+// FromHost makes a candidate of each container on hostName (snapshot s)
+// that no module of cat takes over: at-least-running with no pin (the
+// lock then names what runs), running on the host as runs_on { compose =
+// "<project>/<service>" } for a container Compose made (one module per
+// service, however many replicas), { workload, container } for a pod's
+// container, else { container = "<name>" }. Containers that were created
+// and never started, and those started by image ID only, are skipped.
+func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Candidate, []Skip) {
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{hostName: s}}
+	taken := map[string]string{}
+	if cat != nil {
+		for _, m := range cat.Modules {
+			obs, _ := observe.Observations(m, seen)
+			for _, o := range obs {
+				taken[o.Container] = m.Name
+			}
+		}
+	}
+	var cands []Candidate
+	var skips []Skip
+	containers := slices.Clone(s.Containers)
+	slices.SortFunc(containers, func(a, b host.Container) int { return strings.Compare(where(a), where(b)) })
+	for _, c := range containers {
+		what := "container " + hostName + "/" + where(c)
+		if m, ok := taken[where(c)]; ok {
+			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("module %q already takes it over", m)})
+			continue
+		}
+		if c.NeverStarted() {
+			skips = append(skips, Skip{What: what, Why: "it was created and never started"})
+			continue
+		}
+		if c.Image == "" || strings.HasPrefix(c.Image, "sha256:") {
+			skips = append(skips, Skip{What: what, Why: "it was started from an image ID, which names no repository"})
+			continue
+		}
+		repo, _, err := Repository(c.Image)
+		if err != nil {
+			skips = append(skips, Skip{What: what, Why: err.Error()})
+			continue
+		}
+		cand := Candidate{Image: repo, Policy: catalogue.AtLeastRunning, From: what}
+		project, service := c.Labels[catalogue.ComposeProjectLabel], c.Labels[catalogue.ComposeServiceLabel]
+		kind, _, _ := strings.Cut(c.Workload, "/")
+		switch {
+		case c.Pod != "" && !slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)):
+			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
+			continue
+		case c.Pod != "":
+			_, obj, _ := strings.Cut(c.Workload, "/")
+			cand.Name, cand.Alt = ModuleName(obj), ModuleName(obj+"-"+c.Name)
+			cand.RunsOn = Target{Host: hostName, Workload: c.Workload, Container: c.Name}
+		case project != "" && service != "":
+			cand.Name, cand.Alt = ModuleName(service), ModuleName(project+"-"+service)
+			cand.RunsOn = Target{Host: hostName, Compose: project + "/" + service}
+			cand.From = fmt.Sprintf("%s (Compose service %s/%s)", what, project, service)
+		default:
+			cand.Name, cand.Alt = ModuleName(c.Name), ModuleName(hostName+"-"+c.Name)
+			cand.RunsOn = Target{Host: hostName, Container: c.Name}
+		}
+		cands = append(cands, cand)
+	}
+	return cands, skips
+}
+
+func where(c host.Container) string {
+	if c.Pod != "" {
+		return c.Pod + "/" + c.Name
+	}
+	return c.Name
+}
+
+func workloadWords() []string {
+	out := make([]string, len(catalogue.WorkloadKinds))
+	for i, k := range catalogue.WorkloadKinds {
+		out[i] = string(k)
+	}
+	return out
+}
