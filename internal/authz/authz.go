@@ -19,10 +19,11 @@ import (
 	"github.com/pin-tool/pin/internal/observe"
 )
 
-// Compose's labels of a service's container.
+// Compose's labels of a service's container (the catalogue's names for
+// them).
 const (
-	ComposeProject = "com.docker.compose.project"
-	ComposeService = "com.docker.compose.service"
+	ComposeProject = catalogue.ComposeProjectLabel
+	ComposeService = catalogue.ComposeServiceLabel
 )
 
 // DefaultTimeout bounds one decision when Server.Timeout is zero. The
