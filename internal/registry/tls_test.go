@@ -4,16 +4,22 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/pin-tool/pin/internal/testenv"
@@ -110,7 +116,12 @@ func refusesTLS(t *testing.T, opts RemoteOptions, repo string, kind TLSKind) *Co
 
 func TestRemoteTLSRegistry(t *testing.T) {
 	t.Parallel()
-	addr, dir := testenv.TLSRegistry(t)
+	for _, r := range tlsRegistries(t, false) {
+		t.Run(r.name, func(t *testing.T) { testTLSRegistry(t, r.addr, r.dir) })
+	}
+}
+
+func testTLSRegistry(t *testing.T, addr, dir string) {
 	repo := "tls/app"
 	tag, digest := pushTLS(t, addr, dir, repo, false)
 	ca := testenv.ReadFile(t, dir, "ca.pem")
@@ -140,7 +151,12 @@ func TestRemoteTLSRegistry(t *testing.T) {
 
 func TestRemoteClientCertRegistry(t *testing.T) {
 	t.Parallel()
-	addr, dir := testenv.MTLSRegistry(t)
+	for _, r := range tlsRegistries(t, true) {
+		t.Run(r.name, func(t *testing.T) { testClientCertRegistry(t, r.addr, r.dir) })
+	}
+}
+
+func testClientCertRegistry(t *testing.T, addr, dir string) {
 	repo := "mtls/app"
 	tag, digest := pushTLS(t, addr, dir, repo, true)
 	ca := testenv.ReadFile(t, dir, "ca.pem")
@@ -202,4 +218,62 @@ func TestTLSErrorsLast(t *testing.T) {
 	if !lasting(fmt.Errorf("reaching registry.example.org: %w", err)) {
 		t.Errorf("a TLSError does not last")
 	}
+}
+
+// tlsRegistry is a registry served over TLS from a test CA, and the folder
+// that holds the CA (ca.pem, ca-key.pem) and a client pair it signed
+// (cert.pem, key.pem).
+type tlsRegistry struct{ name, addr, dir string }
+
+// tlsRegistries are the registries a TLS scenario runs on: always
+// go-containerregistry's in-memory registry behind an httptest TLS server
+// (requiring a client certificate when clientCert), and the real
+// docker-registry that scripts/test starts when its address is set or CI
+// is (testenv skips, or fails under CI, when it is missing), as
+// TestRealRegistries does for the other kinds.
+func tlsRegistries(t *testing.T, clientCert bool) []tlsRegistry {
+	t.Helper()
+	out := []tlsRegistry{memoryTLSRegistry(t, clientCert)}
+	env := testenv.EnvTLSRegistry
+	if clientCert {
+		env = testenv.EnvMTLSRegistry
+	}
+	if os.Getenv(env) != "" || os.Getenv("CI") != "" {
+		addr, dir := testenv.TLSRegistry(t)
+		if clientCert {
+			addr, dir = testenv.MTLSRegistry(t)
+		}
+		out = append(out, tlsRegistry{"real", addr, dir})
+	} else {
+		t.Logf("%s unset: the TLS scenarios ran against the in-memory registry only", env)
+	}
+	return out
+}
+
+func memoryTLSRegistry(t *testing.T, clientCert bool) tlsRegistry {
+	t.Helper()
+	ca := testenv.NewCA(t)
+	dir := t.TempDir()
+	der, err := x509.MarshalPKCS8PrivateKey(ca.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key := ca.ClientCert(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+	testenv.WriteFiles(t, dir, map[string][]byte{"ca.pem": ca.PEM, "ca-key.pem": pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
+		"cert.pem": cert, "key.pem": key})
+	scert, skey := ca.ServerCert(t)
+	pair, err := tls.X509KeyPair(scert, skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(ggcrregistry.New(ggcrregistry.Logger(log.New(io.Discard, "", 0))))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
+	if clientCert {
+		pool := x509.NewCertPool()
+		pool.AddCert(ca.Cert)
+		srv.TLS.ClientAuth, srv.TLS.ClientCAs = tls.RequireAndVerifyClientCert, pool
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return tlsRegistry{"memory", srv.Listener.Addr().String(), dir}
 }
