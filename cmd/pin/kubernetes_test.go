@@ -136,11 +136,11 @@ module "forge" {
 		t.Fatalf("resolve with allow_downgrade: %s", r.stderr)
 	}
 	r = pin(t, dir, "plan", "prod", cache)
-	if r.code != 1 || !strings.Contains(r.stdout, "prod/deployment/forgejo/forgejo (module forge): DOWNGRADE\n  runs     2 × ") ||
+	if r.code != 1 || !strings.Contains(r.stdout, "prod/deployment/forgejo/forgejo (module forge): DOWNGRADE 1.27.3 → 1.22.6\n  runs     2 × ") ||
 		!strings.Contains(r.stdout, "pods     forgejo-59f7c-new22, forgejo-59f7c-new33\n") || !strings.Contains(r.stdout, "version 1.22.6 < 1.27.3") {
 		t.Fatalf("plan with the old pin locked: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "prod/deployment/forgejo/forgejo (module forge): SAME\n  runs     1 × ") || !strings.Contains(r.stdout, "pods     forgejo-59f7c-old11\n") {
+	if !strings.Contains(r.stdout, "prod/deployment/forgejo/forgejo (module forge): SAME 1.22.6\n  runs     1 × ") || !strings.Contains(r.stdout, "pods     forgejo-59f7c-old11\n") {
 		t.Errorf("plan: the replica on the pin is not the same image:\n%s", r.stdout)
 	}
 }
