@@ -495,3 +495,56 @@ func TestReviewOfflinePinTextBelieved(t *testing.T) {
 		t.Errorf("offline, locked the pin's digest on the word of its tag 1.30.0 (its content unread): %q", d.New.Reason)
 	}
 }
+
+// TestReviewOutdatedOfflineHidesRegression.
+//
+// HOLE (resolve and outdated disagree): offline, with the pin's content out
+// of reach, "pin resolve" refuses a pin edited below what runs (exit 1),
+// but checker.wouldResolve skips every refusal of a decision whose pin was
+// unread (d.unread): "pin outdated --offline" says current, exit 0, for the
+// very regression it reports online.
+//
+// FIX: outdated.go wouldResolve: report the refusal of an unread decision
+// too (as regression or unknown-order, noting that the pin's content was
+// out of reach), or say error; never nothing.
+func TestReviewOutdatedOfflineHidesRegression(t *testing.T) {
+	running := word(repo, "1.27.3/2026-09-01+1.27.3")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.22.6", word(repo, "1.22.6/2024-03-01+1.22.6"))}
+	seen := observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil)
+	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "exact", Image: repo, Tag: "1.27.3", Digest: running.Digest,
+		Version: "1.27.3", Created: running.Created, Source: "pin"}}}
+	in := Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Old: old, Observed: seen, Now: reviewNow} // offline
+	d := Resolve(context.Background(), in).Decisions[0]
+	if d.Refusal == nil {
+		t.Fatalf("precondition: offline resolve should refuse the pin edited down: %+v %v", d.New, d.Err)
+	}
+	s := Outdated(context.Background(), in, nil)[0]
+	if s.Has(StatusCurrent) {
+		t.Errorf("offline outdated says %v where offline resolve refuses: %v", s.Statuses, d.Refusal)
+	}
+}
+
+// TestReviewJudgeOrdersUnreadReferenceByItsTag.
+//
+// HOLE (documented in Judge's comment, avoidable): a new image the
+// registry pin reads does not hold (the cluster pulls through a mirror pin
+// does not see, or a tag pushed elsewhere) is ordered by the words of its
+// reference: "svc:1.30.0" is an upgrade over a running 1.27.3 and is
+// admitted, although nothing of its content was read. Everywhere else pin
+// refuses what it cannot read (an unknown order never passes).
+//
+// FIX: judge.go describeNew: image.ErrNotFound for the new image is an
+// Unknown order (refused unless the override states it), not a licence to
+// believe the tag; image.ErrUnavailable likewise unless the caller opts in.
+func TestReviewJudgeOrdersUnreadReferenceByItsTag(t *testing.T) {
+	reg := newFakeRegistry(repo, "1.27.3/2026-09-01+1.27.3")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
+	seen := observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil)
+	j, err := Judge(context.Background(), inputOf(m, reg, nil, seen), m, image.Image{Repository: repo, Tag: "1.30.0"}, Override{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Allowed() {
+		t.Errorf("Judge admits %s:1.30.0, which the registry does not hold, as %s (%s): only its tag was weighed", repo, j.Verdict, j.Order.Detail)
+	}
+}
