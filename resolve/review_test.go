@@ -548,3 +548,48 @@ func TestReviewJudgeOrdersUnreadReferenceByItsTag(t *testing.T) {
 		t.Errorf("Judge admits %s:1.30.0, which the registry does not hold, as %s (%s): only its tag was weighed", repo, j.Verdict, j.Order.Detail)
 	}
 }
+
+// unavailable is an offline registry whose cache holds nothing.
+type unavailable struct{}
+
+func (unavailable) Tags(context.Context, string) ([]string, error) {
+	return nil, fmt.Errorf("tag lists are not cached: %w", image.ErrUnavailable)
+}
+
+func (unavailable) Image(_ context.Context, _, ref, _ string) (image.Image, error) {
+	return image.Image{}, fmt.Errorf("%s: %w", ref, image.ErrUnavailable)
+}
+
+// TestReviewOfflineLockOfIndexFailsOnline.
+//
+// HOLE (determinism, fails closed): offline with a cold cache, lockFloor
+// locks a running image "as the host knows it": the host's repo digest
+// (for a multi-platform image pulled by tag, the INDEX digest) with the
+// host's image ID as config (classic store) and no platforms. The next
+// online run reads that digest's content, finds an index, and lockedImage
+// calls the entry hand-edited (LockMismatchError on "platforms", exit 2)
+// although pin wrote it and nothing changed.
+//
+// FIX: resolve/policy.go lockFloor: where the content is out of reach, do
+// not write a config (or platforms) the host cannot vouch for being the
+// digest's own (the image ID is the platform's config, not the index's);
+// or content.go lockedImage: compare an entry's config with the config of
+// the platform manifest when the digest names an index.
+func TestReviewOfflineLockOfIndexFailsOnline(t *testing.T) {
+	reg := newIndexRegistry(newFakeRegistry(repo))
+	idx := reg.add("1.27.3", map[string]string{"linux/amd64": "1.27.3/2026-09-01+1.27.3", "linux/arm64": "1.27.3/2026-09-01+1.27.3-arm"})
+	amd := reg.indexes[idx]["linux/amd64"]
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}}}
+	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": {Host: "host-0", ImageStore: "classic",
+		Containers: []host.Container{{ID: "c", Name: "svc", Image: repo + ":1.27.3", ImageID: amd.ConfigDigest, State: "running"}},
+		Images: []host.Image{{ID: amd.ConfigDigest, RepoDigests: []string{repo + "@" + idx}, Created: amd.Created, Labels: amd.Labels,
+			OS: "linux", Arch: "amd64"}}}}, Errors: map[string]error{}}
+	first := Resolve(context.Background(), inputOf(m, unavailable{}, nil, seen)).Decisions[0]
+	if first.New == nil {
+		t.Fatalf("offline: %v %v", first.Refusal, first.Err)
+	}
+	second := Resolve(context.Background(), inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, seen)).Decisions[0]
+	if second.Err != nil {
+		t.Errorf("online after offline, nothing changed: %v", second.Err)
+	}
+}
