@@ -593,3 +593,54 @@ func TestReviewOfflineLockOfIndexFailsOnline(t *testing.T) {
 		t.Errorf("online after offline, nothing changed: %v", second.Err)
 	}
 }
+
+// TestReviewFromHostRewritesRecordedObservations.
+//
+// HOLE (determinism): "pin lock --from-host host-0" re-describes what the
+// lock recorded on host-1 from its digest's content (describeRecorded) for
+// the module's platform (m.Platform(), linux/amd64), and writes that back
+// as host-1's observation. host-1 is linux/arm64 and runs a multi-platform
+// index whose arm64 config was built a day after the amd64 one: the
+// recorded created line of host-1 changes although nothing on host-1
+// changed, and the next "pin resolve" changes it back. "pin resolve
+// --check" after "pin lock --from-host" fails on an unchanged fleet.
+//
+// FIX: resolve.go describeRecorded: describe a recorded observation for
+// its own platform (record the platform in the observation), or keep the
+// recorded created/version lines and only check them against content.
+func TestReviewFromHostRewritesRecordedObservations(t *testing.T) {
+	reg := newIndexRegistry(newFakeRegistry(repo))
+	idx := reg.add("1.27.3", map[string]string{"linux/amd64": "1.27.3/2026-09-01+1.27.3", "linux/arm64": "1.27.3/2026-09-02+1.27.3"})
+	snap := func(h, platform string) *host.Snapshot {
+		img := reg.indexes[idx][platform]
+		os, arch, _ := strings.Cut(platform, "/")
+		return &host.Snapshot{Host: h, ImageStore: "classic",
+			Containers: []host.Container{{ID: "c", Name: "svc", Image: repo + ":1.27.3", ImageID: img.ConfigDigest, State: "running"}},
+			Images: []host.Image{{ID: img.ConfigDigest, RepoDigests: []string{repo + "@" + idx}, Created: img.Created, Labels: img.Labels,
+				OS: os, Arch: arch}}}
+	}
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning,
+		RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}}}
+	all := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": snap("host-0", "linux/amd64"), "host-1": snap("host-1", "linux/arm64")}, Errors: map[string]error{}}
+	first := Resolve(context.Background(), inputOf(m, reg, nil, all)).Decisions[0]
+	if first.New == nil {
+		t.Fatalf("resolve: %v %v", first.Refusal, first.Err)
+	}
+	one := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": all.Snapshots["host-0"]}, Errors: map[string]error{}}
+	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, one)
+	in.Mode, in.Host = ModeFromHost, "host-0"
+	second := Resolve(context.Background(), in).Decisions[0]
+	if second.Err != nil || second.Refusal != nil {
+		t.Fatalf("lock --from-host host-0: %v %v", second.Err, second.Refusal)
+	}
+	if second.Change() != ChangeNone {
+		for i := range first.New.Observed {
+			if i < len(second.New.Observed) && first.New.Observed[i] != second.New.Observed[i] {
+				t.Errorf("lock --from-host host-0 rewrote what host-1 ran, although nothing changed:\n was %+v\n now %+v", first.New.Observed[i], second.New.Observed[i])
+			}
+		}
+		if !t.Failed() {
+			t.Errorf("lock --from-host host-0 changed the entry over an unchanged fleet: %+v → %+v", first.New, second.New)
+		}
+	}
+}
