@@ -132,7 +132,10 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		return j, nil
 	}
 	switch {
-	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != ""):
+	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != "") &&
+		m.AllowDowngrade != "" && (!m.OneWay || m.Restore != ""):
+		// The lock states it, and the catalogue still does: a stale line
+		// in the lock alone accepts nothing.
 		j.Accepted = failed
 		j.Reason = "the lock names this image with the catalogue's allow_downgrade: " + old.AllowDowngrade
 		if old.Restore != "" {
@@ -168,7 +171,11 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Imag
 	}
 	full, err := reg.Image(ctx, img.Repository, ref, dc.platform())
 	switch {
-	case errors.Is(err, image.ErrNotFound), errors.Is(err, image.ErrUnavailable):
+	case errors.Is(err, image.ErrNotFound):
+		// The registry holds no such image: what its reference says is a
+		// claim nothing backs, so it orders nothing.
+		return image.Image{Repository: img.Repository, Digest: img.Digest}, nil
+	case errors.Is(err, image.ErrUnavailable):
 		return img, nil
 	case err != nil:
 		return image.Image{}, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})

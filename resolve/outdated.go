@@ -299,9 +299,11 @@ func (c *checker) wouldResolve(d *Decision) {
 	case d.Err != nil:
 		c.fail(d.Err)
 	case d.Refusal != nil:
-		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || d.unread {
+		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || (d.unread && d.Refusal.Kind != KindDowngrade) {
 			// Said already; or offline, where the pin's content is out
-			// of reach: "pin resolve" refuses, the lock is not at fault.
+			// of reach and no order can be told: "pin resolve" refuses,
+			// the lock is not at fault. A downgrade its text shows is
+			// reported all the same.
 			return
 		}
 		st := StatusError

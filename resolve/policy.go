@@ -97,6 +97,9 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
+	if r := dc.unreadPin(pin, "the exact pin"); r != nil && dg == nil {
+		return choice{}, nil, r
+	}
 	reason, rule := dc.describeWin("the exact pin "+dc.label(pin), pin, dg)
 	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
@@ -137,6 +140,25 @@ func (dc *decider) checkFloors(chosen image.Image, what string) (*Refusal, error
 		return nil, r
 	}
 	return accepted, nil
+}
+
+// unreadPin refuses a pin whose content was out of reach (offline) where
+// floors exist and none is the same image: its text alone would order it,
+// and a tag is a claim. With no floor, or the same content as one, there
+// is nothing to hold it against.
+func (dc *decider) unreadPin(pin image.Image, what string) *Refusal {
+	if !dc.unread || len(dc.floors) == 0 {
+		return nil
+	}
+	for _, f := range dc.floors {
+		if order.Compare(pin, f.Image, dc.opts).Rule == order.RuleContent {
+			return nil
+		}
+	}
+	f := dc.floors[0]
+	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: pin, What: what, Floor: f, opts: dc.opts,
+		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: "the pin's content is out of reach offline (neither a mirror nor the cache holds its digest), and its text is a claim"},
+		fix:   fmt.Sprintf("run without --offline once, so that the cache holds the pin's content, or give registry %q a mirror", dc.m.Image)}
 }
 
 func kindOf(res order.Result) RefusalKind {
@@ -183,6 +205,9 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 // catalogue states the downgrade.
 func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
 	if primary != nil && allAtLeast(*primary, dc.floors, dc.opts) {
+		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
+			return choice{}, nil, r
+		}
 		reason, rule := dc.describeWin(what+" "+dc.label(*primary), *primary, nil)
 		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
 	}

@@ -20,6 +20,9 @@ const (
 	KindNoDigest RefusalKind = "no-registry-digest"
 	// KindNothing: no pin, no candidate and no floor.
 	KindNothing RefusalKind = "nothing-to-lock"
+	// KindUnreadHosts: lock --from-host, for a module whose other hosts
+	// the previous lock has no record of: their floors are not known.
+	KindUnreadHosts RefusalKind = "hosts-not-read"
 )
 
 // Refusal says why a module cannot be locked: the image that would be
@@ -45,7 +48,7 @@ func (r *Refusal) Error() string {
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
-	case KindNoDigest, KindNothing:
+	case KindNoDigest, KindNothing, KindUnreadHosts:
 		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
 		return b.String()
 	default:

@@ -3,7 +3,9 @@ package resolve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
@@ -84,6 +86,17 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		d.New = d.Old
 		return d
 	}
+	if in.Mode == ModeFromHost {
+		// Reading one host keeps the floors the lock recorded of the
+		// others; a host of the module it never recorded has floors
+		// nobody knows.
+		if unread := unrecordedHosts(m, d.Old, in.Host); len(unread) > 0 {
+			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
+				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q: their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
+					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
+			return d
+		}
+	}
 	if err := observe.Enrich(ctx, dc.reg, m, d.Observations); err != nil {
 		d.Err = err
 		return d
@@ -137,6 +150,24 @@ func (e *unknownPolicyError) Error() string {
 
 func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
+}
+
+// unrecordedHosts lists, for a module the lock has no entry for yet, its
+// runs_on hosts other than read: nothing records what they run. (With an
+// entry, a host it records nothing of may simply run nothing of the
+// module; the lock keeps no record of that, so it cannot be told from a
+// host that joined after the entry was written.)
+func unrecordedHosts(m *catalogue.Module, old *lock.Module, read string) []string {
+	if old != nil {
+		return nil
+	}
+	var out []string
+	for _, ro := range m.RunsOn {
+		if ro.Host != read && !slices.Contains(out, ro.Host) {
+			out = append(out, ro.Host)
+		}
+	}
+	return out
 }
 
 // keepOrRunning weighs the previous entry against what runs, for a

@@ -90,6 +90,19 @@ func Compare(a, b image.Image, o Options) Result {
 	dates := byCreated(a, b, o)
 	if va.Known() && vb.Known() {
 		x, y := va.Version, vb.Version
+		if o.AnyVariant && x.Precision() != y.Precision() {
+			// any_variant waives prefix and suffix, not precision: a
+			// floating 1.27 is any 1.27.x, not 1.27.0. Intervals that do
+			// not overlap are ordered by version; others as across
+			// variants.
+			switch rel := version.Relate(x, y); rel {
+			case version.Less:
+				return Result{Rule: RuleVersion, Cmp: Older, Detail: fmt.Sprintf("version %s < %s", x.Original, y.Original)}
+			case version.Greater:
+				return Result{Rule: RuleVersion, Cmp: Newer, Detail: fmt.Sprintf("version %s > %s", x.Original, y.Original)}
+			}
+			return acrossVariants(x, y, dates)
+		}
 		if o.AnyVariant || version.SameVariant(x, y) {
 			if c := version.Compare(x, y); c != 0 {
 				res := Result{Rule: RuleVersion, Cmp: Older, Detail: fmt.Sprintf("version %s < %s", x.Original, y.Original)}

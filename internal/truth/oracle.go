@@ -250,6 +250,12 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
 		return nil
 	}
+	// lock --from-host of a module the lock has no entry for, on one of
+	// several hosts: the others' floors are known to nobody, and a refusal
+	// is right.
+	if fromHost != "" && !hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool { return h != fromHost }) {
+		return nil
+	}
 	// lock --from-host also weighs what the lock recorded of the other
 	// hosts: those containers must be clean too.
 	if fromHost != "" && !r.clean(m, r.observedBy(m, "")) {
