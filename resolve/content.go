@@ -91,13 +91,28 @@ func claimedImage(m *lock.Module) image.Image {
 // *LockMismatchError). Where the content cannot be had (offline without
 // it in the cache, no registry, or the digest purged upstream), the
 // entry's lines are all there is.
-func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options) (image.Image, error) {
-	img, ok, err := describe(ctx, reg, m, e.Digest, m.Platform())
-	if err != nil {
-		return image.Image{}, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), err)
+func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options, platform string) (image.Image, error) {
+	if platform == "" {
+		platform = m.Platform()
 	}
-	if !ok {
+	if reg == nil || e.Digest == "" {
 		return claimedImage(e), nil
+	}
+	img, err := reg.Image(ctx, m.Image, e.Digest, platform)
+	switch {
+	case errors.Is(err, image.ErrUnavailable):
+		// Offline, and neither a mirror nor the cache holds it: the
+		// entry's lines are all there is.
+		return claimedImage(e), nil
+	case errors.Is(err, image.ErrNotFound):
+		// Not served: a running image the registry never held (locked as
+		// the host knows it), a purged digest, a mirror that lags. The
+		// entry's lines are all there is; "pin outdated" reports the
+		// digest gone. (Believing them here is a known gap: see the
+		// reference, "Lockfile".)
+		return claimedImage(e), nil
+	case err != nil:
+		return image.Image{}, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
 	}
 	img.Tag = e.Tag
 	mismatch := func(field, locked, content string) error {
@@ -106,11 +121,24 @@ func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock
 	if e.Config != "" && img.Platforms == nil && img.ConfigDigest != "" && img.ConfigDigest != e.Config {
 		return image.Image{}, mismatch("config", e.Config, img.ConfigDigest)
 	}
+	if len(img.Platforms) > 0 && len(e.Platforms) > 0 {
+		// An index: its digest names its platforms, which must be the
+		// entry's, and its version (the platforms' builds carry one
+		// label); its build date is one platform's, and the entry may
+		// have been written for another platform than the one read here.
+		if !maps.Equal(e.Platforms, img.Platforms) {
+			return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
+		}
+		if v := versionOf(opts, img); e.Version != "" && v != e.Version {
+			return image.Image{}, mismatch("version", e.Version, v)
+		}
+		return img, nil
+	}
 	// An entry that records platforms names an index, and one that records
 	// a config and no platforms a single manifest: the content must be
 	// the same kind, with the same platforms.
 	indexClaimed, indexNamed := len(e.Platforms) > 0, len(img.Platforms) > 0
-	if (indexClaimed && !maps.Equal(e.Platforms, img.Platforms)) || (!indexClaimed && indexNamed && e.Config != "") {
+	if (indexClaimed && !maps.Equal(e.Platforms, img.Platforms)) || (!indexClaimed && indexNamed && e.Config != "" && e.Config != img.ConfigDigest) {
 		return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
 	}
 	if v := versionOf(opts, img); e.Version != "" && v != e.Version {
@@ -140,4 +168,15 @@ func entryWhere(e *lock.Module) string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d", e.DeclRange.Filename, e.DeclRange.Start.Line)
+}
+
+// firstPlatform is the platform of the first observation that says one,
+// else the module's.
+func firstPlatform(obs []observe.Observation, m *catalogue.Module) string {
+	for _, o := range obs {
+		if o.Image.Platform != "" {
+			return o.Image.Platform
+		}
+	}
+	return m.Platform()
 }

@@ -56,6 +56,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		opts := orderOptions(m, in.Now)
 		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
+		memo := map[string]image.Image{}
 		for _, o := range obs {
 			if o.Host != in.Host {
 				continue
@@ -63,13 +64,15 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 			cut := Cutover{Module: m.Name, Observation: o, Locked: locked, Verdict: VerdictUnlocked}
 			if locked != nil {
 				if lockedImg == nil {
-					img, err := lockedImage(ctx, reg, m, locked, opts)
+					img, err := lockedImage(ctx, reg, m, locked, opts, o.Image.Platform)
 					if err != nil {
 						return out, fmt.Errorf("module %q: %w", m.Name, err)
 					}
 					lockedImg = &img
 				}
-				cut.Order = order.Compare(*lockedImg, o.Image, opts)
+				// The build of the container's own platform is what the
+				// deploy pulls there.
+				cut.Order = order.Compare(readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
 				switch cut.Order.Cmp {
 				case order.Newer:
 					cut.Verdict = VerdictUpgrade

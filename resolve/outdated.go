@@ -198,7 +198,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 			img = f.Image
 		} else if enrichErr == nil {
 			// (A registry that just failed is not asked again.)
-			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts)
+			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts, c.platform(floors))
 			if err != nil {
 				c.fail(err)
 			} else {

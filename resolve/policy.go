@@ -93,14 +93,14 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err := dc.settle(ctx); err != nil {
 		return choice{}, nil, err
 	}
-	dg, err := dc.checkFloors(pin, "the exact pin")
+	dg, err := dc.checkFloors(ctx, pin, "the exact pin")
 	if err != nil {
 		return choice{}, nil, err
 	}
 	if r := dc.unreadPin(pin, "the exact pin"); r != nil && dg == nil {
 		return choice{}, nil, r
 	}
-	reason, rule := dc.describeWin("the exact pin "+dc.label(pin), pin, dg)
+	reason, rule := dc.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
 	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
 
@@ -122,10 +122,10 @@ func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error)
 // checkFloors holds a chosen image against every floor. Older or unknown is
 // a refusal unless the catalogue states the downgrade; then the accepted
 // downgrade is returned.
-func (dc *decider) checkFloors(chosen image.Image, what string) (*Refusal, error) {
+func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what string) (*Refusal, error) {
 	var accepted *Refusal
 	for _, f := range dc.floors {
-		res := order.Compare(chosen, f.Image, dc.opts)
+		res := dc.compare(ctx, chosen, f.Image)
 		if res.Cmp == order.Newer || res.Cmp == order.Equal {
 			continue
 		}
@@ -204,20 +204,20 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 // the floors. With no clear newest, it refuses, or locks primary where the
 // catalogue states the downgrade.
 func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
-	if primary != nil && allAtLeast(*primary, dc.floors, dc.opts) {
+	if primary != nil && dc.allAtLeast(ctx, *primary) {
 		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
 			return choice{}, nil, r
 		}
-		reason, rule := dc.describeWin(what+" "+dc.label(*primary), *primary, nil)
+		reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, nil)
 		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
 	}
 	for _, f := range dc.floors {
-		if !allAtLeast(f.Image, dc.floors, dc.opts) {
+		if !dc.allAtLeast(ctx, f.Image) {
 			continue
 		}
 		var res order.Result
 		if primary != nil {
-			res = order.Compare(f.Image, *primary, dc.opts)
+			res = dc.compare(ctx, f.Image, *primary)
 			if res.Cmp != order.Newer && res.Cmp != order.Equal {
 				continue
 			}
@@ -237,31 +237,72 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		a := dc.floors[0]
 		b := dc.floors[len(dc.floors)-1]
 		for _, f := range dc.floors[1:] {
-			if c := order.Compare(a.Image, f.Image, dc.opts).Cmp; c != order.Newer && c != order.Equal {
+			if c := dc.compare(ctx, a.Image, f.Image).Cmp; c != order.Newer && c != order.Equal {
 				b = f
 				break
 			}
 		}
-		res := order.Compare(a.Image, b.Image, dc.opts)
+		res := dc.compare(ctx, a.Image, b.Image)
 		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: dc.fix(a.Image, b, res.Cmp == order.Unknown)}
 	}
-	dg, err := dc.checkFloors(*primary, what)
+	dg, err := dc.checkFloors(ctx, *primary, what)
 	if err != nil {
 		return choice{}, nil, err
 	}
 	// Only reached when the downgrade is allowed.
-	reason, rule := dc.describeWin(what+" "+dc.label(*primary), *primary, dg)
+	reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
 }
 
-func allAtLeast(img image.Image, floors []Floor, opts order.Options) bool {
-	for _, f := range floors {
-		c := order.Compare(img, f.Image, opts).Cmp
+// allAtLeast reports whether img is at or above every floor.
+func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
+	for _, f := range dc.floors {
+		c := dc.compare(ctx, img, f.Image).Cmp
 		if c != order.Newer && c != order.Equal {
 			return false
 		}
 	}
 	return true
+}
+
+// compare orders a against b, each multi-platform image read for the
+// other's platform first: a container runs one platform's build of an
+// index, and that build, not another platform's, is what it is held
+// against (the arm64 build of a release can lag its amd64 one).
+func (dc *decider) compare(ctx context.Context, a, b image.Image) order.Result {
+	a, b = dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
+	return order.Compare(a, b, dc.opts)
+}
+
+// onPlatform is img as read for platform: an index's manifest for that
+// platform, asked once per digest and platform. An image that is not an
+// index, or an index without that platform, is img itself; a build the
+// registry cannot give keeps only what names it (its digest and tag), so
+// that it orders nothing by another platform's content.
+func (dc *decider) onPlatform(ctx context.Context, img image.Image, platform string) image.Image {
+	if dc.platformed == nil {
+		dc.platformed = map[string]image.Image{}
+	}
+	return readOn(ctx, dc.reg, dc.m, img, platform, dc.platformed)
+}
+
+// readOn is onPlatform for callers without a decider; memo keeps what was
+// read, by digest and platform.
+func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Image, platform string, memo map[string]image.Image) image.Image {
+	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || img.Platforms[platform] == "" || reg == nil || img.Digest == "" {
+		return img
+	}
+	key := img.Digest + " " + platform
+	if got, ok := memo[key]; ok {
+		return got
+	}
+	got, err := reg.Image(ctx, m.Image, img.Digest, platform)
+	if err != nil {
+		got = image.Image{Repository: img.Repository, Digest: img.Digest, Platforms: img.Platforms, Platform: platform}
+	}
+	got.Tag, got.ImageID = img.Tag, img.ImageID
+	memo[key] = got
+	return got
 }
 
 // lockFloor locks a floor that is newer than primary: the image a
@@ -329,7 +370,7 @@ func (dc *decider) containers() int {
 // and names the rule that decided. The previous lock entry, which the
 // chosen image is at or above, is left out: a reason that named it would
 // change from one run to the next although nothing did.
-func (dc *decider) describeWin(what string, img image.Image, dg *Refusal) (string, order.Rule) {
+func (dc *decider) describeWin(ctx context.Context, what string, img image.Image, dg *Refusal) (string, order.Rule) {
 	if dc.containers() == 0 {
 		s := what + "; no host runs this module"
 		if dg != nil {
@@ -343,7 +384,7 @@ func (dc *decider) describeWin(what string, img image.Image, dg *Refusal) (strin
 		if f.Kind == FloorLocked {
 			continue
 		}
-		res := order.Compare(img, f.Image, dc.opts)
+		res := dc.compare(ctx, img, f.Image)
 		switch res.Cmp {
 		case order.Equal:
 			parts = append(parts, fmt.Sprintf("%s the same image", f.runs()))

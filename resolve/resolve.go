@@ -50,6 +50,8 @@ type decider struct {
 	// unread: the pin's content was out of reach (offline), and only its
 	// text was weighed.
 	unread bool
+	// platformed memoizes onPlatform.
+	platformed map[string]image.Image
 }
 
 // choice is what a policy picked: an image and why, or the previous entry
@@ -78,7 +80,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		// written back as if it were pin's.
 		d.Observations, d.Missing = nil, nil
 		if d.Old != nil {
-			if _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts); err != nil {
+			if _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
 				d.Err = err
 				return d
 			}
@@ -195,7 +197,7 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 func (dc *decider) settle(ctx context.Context) error {
 	var oldImg *image.Image
 	if dc.old != nil {
-		img, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts)
+		img, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
 			return err
 		}
@@ -218,7 +220,10 @@ func (dc *decider) describeRecorded(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ok && len(img.Platforms) == 0 {
+			// (An index is one platform's build per host, and which one
+			// the host ran the lock does not say: its recorded lines
+			// stay, rather than another platform's date.)
 			img.Tag, img.ImageID = f.Image.Tag, f.Image.ImageID
 			f.Image, f.Observation.Image = img, img
 		}
