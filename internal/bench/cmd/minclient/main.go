@@ -115,6 +115,9 @@ func run(planPath, conc string) error {
 }
 
 func module(ctx context.Context, reg name.Registry, m Module, batch func() (remote.Option, error)) error {
+	if !m.List && len(m.Describe) == 0 && len(m.Head) == 0 {
+		return nil // nothing to ask: no token either, as pin
+	}
 	tr, err := batch()
 	if err != nil {
 		return err
