@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,10 +30,11 @@ const header = `# This file is maintained by pin. It records, for every module o
 func Format(l *Lock) []byte {
 	l = l.normalised()
 	var b bytes.Buffer
+	b.Grow(len(header) + 600*len(l.Modules)) // a module is about 600 bytes
 	b.WriteString(header)
 	for _, m := range l.Modules {
 		b.WriteString("\nmodule ")
-		b.Write(quote(m.Name))
+		writeQuoted(&b, m.Name)
 		b.WriteString(" {\n")
 		var run attrRun
 		run.add("policy", m.Policy)
@@ -65,7 +65,7 @@ func Format(l *Lock) []byte {
 		run.write(&b, "  ")
 		for _, o := range m.Observed {
 			b.WriteString("\n  observed ")
-			b.Write(quote(o.Host))
+			writeQuoted(&b, o.Host)
 			b.WriteString(" {\n")
 			var or attrRun
 			or.add("container", o.Container)
@@ -134,7 +134,9 @@ func (r *attrRun) write(b *bytes.Buffer, indent string) {
 	for i, k := range r.keys {
 		b.WriteString(indent)
 		b.Write(k)
-		b.WriteString(strings.Repeat(" ", r.width-utf8.RuneCount(k)))
+		for range r.width - utf8.RuneCount(k) {
+			b.WriteByte(' ')
+		}
 		b.WriteString(" = ")
 		b.Write(r.values[i])
 		b.WriteString("\n")
@@ -143,8 +145,35 @@ func (r *attrRun) write(b *bytes.Buffer, indent string) {
 }
 
 // quote renders s as an HCL string literal, escaped as hclwrite escapes it.
+// A string of printable ASCII with nothing to escape (no quote, backslash,
+// "$" or "%") is quoted as it is, without hclwrite's tokens: most of a
+// lock's values, and most of Format's time before (TestQuoteAgrees).
 func quote(s string) []byte {
-	return hclwrite.TokensForValue(cty.StringVal(s)).Bytes()
+	var b bytes.Buffer
+	writeQuoted(&b, s)
+	return b.Bytes()
+}
+
+// writeQuoted writes quote(s) to b.
+func writeQuoted(b *bytes.Buffer, s string) {
+	if plain(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	b.Write(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
+}
+
+// plain reports whether s is printable ASCII with nothing hclwrite escapes.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c >= 0x7f, c == '"', c == '\\', c == '$', c == '%':
+			return false
+		}
+	}
+	return true
 }
 
 func formatTime(t time.Time) string {

@@ -82,3 +82,48 @@ func BenchmarkEqualByFormat1000(b *testing.B) {
 		}
 	}
 }
+
+// The same at 10,000 modules: per module, the 10k benchmarks should cost
+// what the 1k ones do (no quadratic step). BenchmarkParseFormat10000 is
+// what a warm run of pin does with its lock: read it, write it back.
+func BenchmarkFormat10000(b *testing.B) {
+	l := benchLock(10000)
+	b.SetBytes(int64(len(Format(l))))
+	for b.Loop() {
+		Format(l)
+	}
+}
+
+func BenchmarkParse10000(b *testing.B) {
+	src := Format(benchLock(10000))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, diags := Parse(src, "pin.lock.hcl"); diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+func BenchmarkParseFormat10000(b *testing.B) {
+	src := Format(benchLock(10000))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		l, diags := Parse(src, "pin.lock.hcl")
+		if diags.HasErrors() {
+			b.Fatal(diags)
+		}
+		Format(l)
+	}
+}
+
+// BenchmarkParseHCL1000 is the hclparse path the fast path replaces, for
+// comparison.
+func BenchmarkParseHCL1000(b *testing.B) {
+	src := Format(benchLock(1000))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, diags := parseHCL(src, "pin.lock.hcl"); diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}

@@ -275,6 +275,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(Format(sample()))
 	f.Add([]byte(`module "x" { policy = "exact" }`))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		// Whatever the fast path accepts, hclparse reads alike.
+		agree(t, src)
 		l, diags := Parse(src, "fuzz.lock.hcl")
 		if diags.HasErrors() {
 			return

@@ -36,7 +36,20 @@ const repair = `Restore the lockfile from version control (git checkout), or cor
 
 // Parse reads a lockfile. Every problem is a diagnostic with its source
 // range; the lock returned holds what could be read.
+//
+// A lock in exactly the layout Format writes is read by a fast path
+// (parseFast) that gives the same result in a fraction of the time and
+// memory; anything else, and anything wrong, is read by hclparse.
 func Parse(src []byte, filename string) (*Lock, hcl.Diagnostics) {
+	if l, ok := parseFast(src, filename); ok {
+		return l, nil
+	}
+	return parseHCL(src, filename)
+}
+
+// parseHCL is Parse through hclparse: the reference, and the only path that
+// writes diagnostics.
+func parseHCL(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 	l := &Lock{}
 	file, diags := hclparse.NewParser().ParseHCL(src, filename)
 	if file == nil || diags.HasErrors() {
@@ -163,7 +176,7 @@ func (r *reader) digest(k string) string {
 	if s == "" {
 		return ""
 	}
-	if h, err := v1.NewHash(s); err != nil || h.Algorithm != "sha256" || h.String() != s {
+	if !validDigest(s) {
 		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid digest in lock", "%s must be sha256: followed by 64 lowercase hex digits; the lock says %q. "+repair, k, s))
 		return ""
 	}
@@ -175,8 +188,8 @@ func (r *reader) repository(k string) string {
 	if s == "" {
 		return ""
 	}
-	repo, err := name.NewRepository(s, name.StrictValidation)
-	if err != nil || repo.Name() != s {
+	if !validRepository(s) {
+		repo, err := name.NewRepository(s, name.StrictValidation)
 		want := ""
 		if err == nil {
 			want = fmt.Sprintf(" (%q)", repo.Name())
@@ -192,8 +205,8 @@ func (r *reader) time(k string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil || formatTime(t) != s {
+	t, ok := validTime(s)
+	if !ok {
 		r.diags = append(r.diags, diag(r.attrs[k].Expr.Range(), "Invalid date in lock", "%s must be an RFC 3339 date in UTC, such as \"2026-09-17T00:00:00Z\"; the lock says %q.", k, s))
 		return time.Time{}
 	}
@@ -226,4 +239,18 @@ func (r *reader) platforms(k string) map[string]string {
 		out[kv.AsString()] = dv.AsString()
 	}
 	return out
+}
+
+// validDigest reports whether s is a digest in the form Format writes:
+// "sha256:" and 64 lowercase hex digits.
+func validDigest(s string) bool {
+	h, err := v1.NewHash(s)
+	return err == nil && h.Algorithm == "sha256" && h.String() == s
+}
+
+// validRepository reports whether s is a full repository name in canonical
+// form.
+func validRepository(s string) bool {
+	repo, err := name.NewRepository(s, name.StrictValidation)
+	return err == nil && repo.Name() == s
 }

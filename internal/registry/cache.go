@@ -1,10 +1,15 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Cache keeps registry content on disk between runs: manifests and configs
@@ -29,7 +34,8 @@ import (
 // A nil *Cache is a cache that holds nothing. A Cache is safe for
 // concurrent use, by several processes too.
 type Cache struct {
-	dir string
+	dir  string
+	made sync.Map // folders this Cache made or found, so not made again
 }
 
 // NewCache returns the cache kept in dir; dir is created when first written.
@@ -89,7 +95,7 @@ func (c *Cache) put(digest string, b []byte) {
 	if _, err := os.Stat(p); err == nil {
 		return // immutable: already there (and verified when read)
 	}
-	writeAtomic(p, b)
+	c.writeAtomic(p, b)
 }
 
 // hintPath is where the hint for repo:tag lives. repo is a full repository
@@ -143,7 +149,7 @@ func (c *Cache) remember(repo, tag, digest string) {
 		return
 	}
 	if p, ok := c.hintPath(repo, tag); ok {
-		writeAtomic(p, []byte(digest+"\n"))
+		c.writeAtomic(p, []byte(digest+"\n"))
 	}
 }
 
@@ -160,19 +166,52 @@ func (c *Cache) forget(repo, tag string) {
 // writeAtomic writes b to path through a temporary file in the same folder
 // and a rename. Errors are dropped: the cache is best effort. No fsync: a
 // torn file after a crash fails verification on read and is fetched again.
-func writeAtomic(path string, b []byte) {
+//
+// It makes the fewest system calls it can, which were most of a cold run's
+// CPU (issue 17): a folder is made once per Cache, not checked before every
+// write, and the temporary file is created with its final mode (0644, less
+// the umask) rather than changed after.
+func (c *Cache) writeAtomic(path string, b []byte) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
+	if _, ok := c.made.Load(dir); !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return
+		}
+		c.made.Store(dir, true)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, tmp, err := createTemp(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder went (someone cleaned the cache): make it again.
+		if os.MkdirAll(dir, 0o755) == nil {
+			f, tmp, err = createTemp(dir)
+		}
+	}
 	if err != nil {
 		return
 	}
-	tmp := f.Name()
 	_, werr := f.Write(b)
 	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Chmod(tmp, 0o644) != nil || os.Rename(tmp, path) != nil {
+	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
 		os.Remove(tmp)
 	}
+}
+
+// tmpSeq numbers this process's temporary files; with the process ID it
+// names them uniquely among the processes that share a cache.
+var tmpSeq atomic.Uint64
+
+// createTemp creates a new file ".tmp-<pid>-<n>" in dir, mode 0644 (less the
+// umask). A name left by a killed process of the same ID is skipped.
+func createTemp(dir string) (*os.File, string, error) {
+	for range 10 {
+		name := filepath.Join(dir, ".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(tmpSeq.Add(1), 10))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return f, name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, "", err
+		}
+	}
+	return nil, "", fs.ErrExist
 }

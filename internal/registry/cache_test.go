@@ -207,3 +207,37 @@ func TestDefaultCacheDir(t *testing.T) {
 		t.Errorf("DefaultCacheDir = %s, want %s", got, want)
 	}
 }
+
+// TestCacheFolderRemovedMidRun: a Cache remembers the folders it made; when
+// one goes while it runs (the cache cleaned by hand), the next write makes
+// it again instead of failing for the rest of the run.
+func TestCacheFolderRemovedMidRun(t *testing.T) {
+	dir := t.TempDir()
+	c := NewCache(dir)
+	first := []byte(`{"n":1}`)
+	second := []byte(`{"n":2}`)
+	c.put(digestOf(first), first)
+	c.remember("r.example/x", "1", digestOf(first))
+	if err := os.RemoveAll(filepath.Join(dir, "blobs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "tags")); err != nil {
+		t.Fatal(err)
+	}
+	c.put(digestOf(second), second)
+	c.remember("r.example/x", "2", digestOf(second))
+	if b, ok := NewCache(dir).get(digestOf(second)); !ok || string(b) != string(second) {
+		t.Error("the blob written after the folder went is missing")
+	}
+	if d, ok := NewCache(dir).hint("r.example/x", "2"); !ok || d != digestOf(second) {
+		t.Error("the hint written after the folder went is missing")
+	}
+	assertNoTemp(t, dir)
+	// The mode is the one the cache always wrote, less the umask.
+	p, _ := c.blobPath(digestOf(second))
+	if fi, err := os.Stat(p); err != nil {
+		t.Error(err)
+	} else if m := fi.Mode().Perm(); m&^0o644 != 0 || m&0o600 != 0o600 {
+		t.Errorf("mode %v", m)
+	}
+}

@@ -40,6 +40,7 @@ type config struct {
 	Seed        uint64
 	Out         string
 	Prof        string
+	Minimal     string
 	Seeded      bool
 }
 
@@ -77,6 +78,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the generated fleet")
 	fs.BoolVar(&cfg.Seeded, "seeded", false, "the registry already holds this fleet (same -n, -tags, -running, -seed): build it, push nothing")
 	fs.StringVar(&cfg.Out, "out", "", "also write the report (Markdown) to this file")
+	fs.StringVar(&cfg.Minimal, "minimal", "", "the minclient binary: when set, after each run of pin the minimal client makes the same requests, measured alike")
 	fs.StringVar(&cfg.Prof, "pinprof", "", "the pinprof binary: when set, profile a cold and a warm resolve at the highest concurrency ≤ 8 after the measured runs")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -244,6 +246,19 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 					filled[command] = cache
 				}
 				logf("%s %s c=%d: %d requests in %.1fs, exit %d", command, r.cache(), c, r.Counts.Total(), wall.Seconds(), exit)
+				if cfg.Minimal != "" {
+					// The yardstick, right after pin, on the same machine
+					// state: the same requests by the least client.
+					px.take()
+					var merr error
+					r.Min.Wall, r.Min.RSS, r.Min.CPU, merr = runMinimal(cfg.Minimal, px.addr, command, warm, c, fleet, logs)
+					r.Min.Counts = px.take()
+					if merr != nil {
+						r.Min.Note = merr.Error()
+						r.Min.Wall = 0
+					}
+					logf("  minimal client: %d requests in %.1fs", r.Min.Counts.Total(), r.Min.Wall.Seconds())
+				}
 				seen[key] = r
 				results = append(results, r)
 			}

@@ -31,6 +31,18 @@ type result struct {
 	Exit          int
 	Skipped       string // why the run was not made, when it was not
 	Note          string // what went wrong, when something did
+	// Min is the minimal client's run of the same requests, right after
+	// pin's (internal/bench/cmd/minclient); zero when not made.
+	Min minimalRun
+}
+
+// minimalRun is one measured run of the minimal client.
+type minimalRun struct {
+	Counts counts
+	Wall   time.Duration
+	RSS    int64
+	CPU    time.Duration
+	Note   string
 }
 
 func (r result) cache() string {
