@@ -98,15 +98,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "the reason carries an address",
 		File:        "resolve/policy.go",
-		Anchor:      `reason := fmt.Sprintf("%s %s%s", f.runs(), short(o.Image), than)`,
-		Replacement: `reason := fmt.Sprintf("%s %s%s %p", f.runs(), short(o.Image), than, new(int))`,
+		Anchor:      `reason := fmt.Sprintf("%s %s%s", f.runs(), dc.floorLabel(f, primary), than)`,
+		Replacement: `reason := fmt.Sprintf("%s %s%s %p", f.runs(), dc.floorLabel(f, primary), than, new(int))`,
 		Rule:        "the same inputs give the same lock bytes",
 	},
 	{
 		Name:        "stopped containers not floors",
 		File:        "resolve/floors.go",
-		Anchor:      `func IsFloor(o observe.Observation) bool { return o.State != "created" }`,
-		Replacement: `func IsFloor(o observe.Observation) bool { return o.Running() }`,
+		Anchor:      `return o.State != "created" && o.State != observe.StateScaledToZero && !o.Ephemeral()`,
+		Replacement: `return o.Running()`,
 		Rule:        "every container a host reports is a floor, whatever its state, except one created and never started",
 	},
 	{
@@ -126,8 +126,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
-		Anchor:      "img, ok, err := describe(ctx, reg, m, e.Digest, m.Platform())",
-		Replacement: "img, ok, err := image.Image{}, false, error(nil)",
+		Anchor:      "img, err := reg.Image(ctx, m.Image, e.Digest, platform)",
+		Replacement: "img, err := image.Image{}, error(image.ErrUnavailable)",
 		Rule:        "a lock entry's config, version and created are checked against what its digest names",
 	},
 }
