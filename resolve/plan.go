@@ -43,6 +43,9 @@ type Decision struct {
 	// Err is set when a host or registry failed for this module, or the
 	// catalogue's pin or the lock's entry disagrees with its content.
 	Err error
+	// Verification is what the module's verify policy found (skipped
+	// candidates, unverified floors); nil without a policy.
+	Verification *Verification
 
 	// candidate and tags are what track-upstream weighed: the upstream
 	// image and the tag list, for Outdated to report without asking again.
