@@ -52,6 +52,9 @@ func (m *Module) Equal(o *Module) bool {
 		sameText(m.Reason, o.Reason) &&
 		sameText(m.AllowDowngrade, o.AllowDowngrade) &&
 		sameText(m.Restore, o.Restore) &&
+		sameText(m.Verified, o.Verified) &&
+		sameText(m.Signer, o.Signer) &&
+		sameText(m.Signature, o.Signature) &&
 		slices.EqualFunc(sortedObservations(m.Observed), sortedObservations(o.Observed), sameObservation)
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -228,6 +229,9 @@ func randomLock(r *rand.Rand) *Lock {
 			Reason:         maybe(pick("the exact pin", "newest upstream tag", "déjà vu")),
 			AllowDowngrade: maybe("a stated reason"),
 			Restore:        maybe("backup 2026-11-30"),
+			Verified:       maybe("cosign-key"),
+			Signer:         maybe("sha256:" + strings.Repeat("f", 64)),
+			Signature:      maybe(pick(dA, dB)),
 		}
 		if r.IntN(3) == 0 {
 			m.Platforms = map[string]string{"linux/amd64": pick(dA, dB), "linux/arm64/v8": pick(dB, dC)}

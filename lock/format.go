@@ -62,6 +62,9 @@ func Format(l *Lock) []byte {
 		run.add("reason", m.Reason)
 		run.add("allow_downgrade", m.AllowDowngrade)
 		run.add("restore", m.Restore)
+		run.add("verified", m.Verified)
+		run.add("signer", m.Signer)
+		run.add("signature", m.Signature)
 		run.write(&b, "  ")
 		for _, o := range m.Observed {
 			b.WriteString("\n  observed ")

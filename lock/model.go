@@ -57,6 +57,13 @@ type Module struct {
 	// accepted; Restore the backup it restores from.
 	AllowDowngrade string
 	Restore        string
+	// Verified is how the image's signature was verified ("cosign-key"),
+	// empty when the module has no verify policy or the image (one that
+	// runs, kept as a floor) is not verified; Signer is the key's
+	// fingerprint, Signature the digest of the signature manifest.
+	Verified  string
+	Signer    string
+	Signature string
 	// Observed are the images hosts ran when this entry was decided.
 	Observed []Observation
 

@@ -20,6 +20,7 @@ var (
 			{Name: "version"}, {Name: "created"}, {Name: "platforms"},
 			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
 			{Name: "allow_downgrade"}, {Name: "restore"},
+			{Name: "verified"}, {Name: "signer"}, {Name: "signature"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}},
 	}
@@ -95,6 +96,9 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Reason = r.str("reason")
 	m.AllowDowngrade = r.str("allow_downgrade")
 	m.Restore = r.str("restore")
+	m.Verified = r.str("verified")
+	m.Signer = r.str("signer")
+	m.Signature = r.digest("signature")
 	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
 		k, v := kv[0], kv[1]
 		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {

@@ -56,7 +56,7 @@ const (
 
 // Statuses lists every status in the order reports give them: the
 // dangerous first.
-var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusDigestGone, StatusTagMoved, StatusUnknownOrder, StatusSkew, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
+var Statuses = []Status{StatusBehindRunning, StatusRegression, StatusDigestGone, StatusTagMoved, StatusUnknownOrder, StatusSkew, StatusUnverified, StatusError, StatusUnlocked, StatusBehindUpstream, StatusCurrent}
 
 func statusRank(s Status) int { return slices.Index(Statuses, s) }
 
@@ -210,6 +210,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	c.running(floors)
 	if d != nil {
 		c.wouldResolve(d)
+		c.reportUnverified(d)
 	}
 	if enrichErr == nil && !asked && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
@@ -312,6 +313,8 @@ func (c *checker) wouldResolve(d *Decision) {
 			st = StatusRegression
 		case KindUnknown:
 			st = StatusUnknownOrder
+		case KindUnverified:
+			st = StatusUnverified
 		}
 		msg, _, _ := strings.Cut(d.Refusal.Error(), "\n")
 		c.add(st, "pin resolve would refuse: "+msg)

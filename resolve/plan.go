@@ -49,6 +49,9 @@ type Decision struct {
 	// Unselected: Input.Only did not name the module; New is Old, the
 	// same entry, and nothing was asked.
 	Unselected bool
+	// Verification is what the module's verify policy found (skipped
+	// candidates, unverified floors); nil without a policy.
+	Verification *Verification
 
 	// candidate and tags are what track-upstream weighed: the upstream
 	// image and the tag list, for Outdated to report without asking again.

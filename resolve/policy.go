@@ -37,6 +37,14 @@ func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
 	return img, nil
 }
 
+// fetchOr is img when the caller has it already, else what fetch says.
+func (dc *decider) fetchOr(ctx context.Context, ref string, img *image.Image) (image.Image, error) {
+	if img != nil {
+		return *img, nil
+	}
+	return dc.fetch(ctx, ref)
+}
+
 // pinImage describes the catalogue's pin from its content: by digest when
 // it names one (its tag is then a claim, checked against the image's own
 // version label), else by tag. Offline with the content out of reach, the
@@ -90,6 +98,9 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
+	if err := dc.mustVerify(ctx, pin, "the exact pin"); err != nil {
+		return choice{}, nil, err
+	}
 	if err := dc.settle(ctx); err != nil {
 		return choice{}, nil, err
 	}
@@ -109,6 +120,9 @@ func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error)
 	if dc.m.Pin.Text != "" {
 		p, err := dc.pinImage(ctx)
 		if err != nil {
+			return choice{}, nil, err
+		}
+		if err := dc.mustVerify(ctx, p, "the pin"); err != nil {
 			return choice{}, nil, err
 		}
 		pin = &p

@@ -48,7 +48,7 @@ func (r *Refusal) Error() string {
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
-	case KindNoDigest, KindNothing, KindUnreadHosts:
+	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified:
 		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
 		return b.String()
 	default:

@@ -52,6 +52,8 @@ type decider struct {
 	unread bool
 	// platformed memoizes onPlatform.
 	platformed map[string]image.Image
+	// ver is the module's verify policy (verify.go); nil without one.
+	ver *verifier
 }
 
 // choice is what a policy picked: an image and why, or the previous entry
@@ -105,6 +107,10 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	}
 	dc.obs = d.Observations
 	d.Skew = skew(d.Observations, dc.opts)
+	if err := dc.setupVerify(d); err != nil {
+		d.Err = err
+		return d
+	}
 
 	// Each policy first fetches what it would lock (the pin, the
 	// candidate), then reads the floors (settle), then judges: a previous
@@ -140,6 +146,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 	default:
 		d.Downgrade = dg
 		d.New = dc.entry(c, dg)
+		if err := dc.stamp(ctx, d.New); err != nil {
+			d.New, d.Err = nil, err
+		}
 	}
 	return d
 }

@@ -78,6 +78,9 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 			return choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
 		}
 		img.Tag = dc.m.Tag
+		if err := dc.mustVerify(ctx, img, "the floating tag "+dc.m.Tag); err != nil {
+			return choice{}, nil, err
+		}
 		d.candidate = &img
 		if err := dc.settle(ctx); err != nil {
 			return choice{}, nil, err
@@ -90,9 +93,16 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	d.tags, d.listed = tags, true
 	f := moduleFilters(dc.m)
-	best, _ := rank(tags, f, dc.obs)
+	best, n := rank(tags, f, dc.obs)
+	best, n, verified, err := dc.newestVerified(ctx, tags, f, best, n)
+	if err != nil {
+		return choice{}, nil, err
+	}
 	if best == "" {
-		if !slices.ContainsFunc(dc.obs, IsFloor) {
+		if r := dc.noneVerified(); r != nil {
+			return choice{}, nil, r
+		}
+		if !slices.ContainsFunc(dc.obs, IsFloor) && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
 			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
 		}
 		if err := dc.settle(ctx); err != nil {
@@ -100,7 +110,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		}
 		return dc.pick(ctx, nil, "", lock.SourceUpstream)
 	}
-	img, err := dc.fetch(ctx, best)
+	img, err := dc.fetchOr(ctx, best, verified)
 	if err != nil {
 		return choice{}, nil, fmt.Errorf("describing the newest tag %q: %w", best, err)
 	}

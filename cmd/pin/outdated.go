@@ -18,7 +18,7 @@ import (
 // defaultFailOn are the statuses that fail "pin outdated" unless --fail-on
 // says otherwise: those that mean a cutover to the lock could downgrade, or
 // that pin could not tell.
-const defaultFailOn = "behind-running,regression,digest-gone,unknown-order,skew,error"
+const defaultFailOn = "behind-running,regression,digest-gone,unknown-order,skew,unverified,error"
 
 type outdatedOptions struct {
 	*globalOptions
@@ -52,6 +52,10 @@ and gives each module its statuses:
   unknown-order    what runs, or the upstream candidate, cannot be ordered
                    against the lock
   skew             the hosts run different images
+  unverified       an image fails the module's verify policy: a newer
+                   upstream tag skipped, what runs, or the pin (with the
+                   reason: unsigned, untrusted signer, bad signature,
+                   signature for another digest)
   error            a host or registry failed for the module, or "pin resolve"
                    would fail on it (with the reason)
   unlocked         the lock has no entry for the module yet

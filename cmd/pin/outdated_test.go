@@ -72,7 +72,7 @@ func TestOutdatedFleet(t *testing.T) {
 				t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 			}
 			golden(t, tc.golden, r.stdout)
-			want := `pin: module "analytics-canary" (unknown-order), "forge" (behind-running), "forge-nightly" (error) and "packages" (skew): a status in --fail-on (behind-running,regression,digest-gone,unknown-order,skew,error)`
+			want := `pin: module "analytics-canary" (unknown-order), "forge" (behind-running), "forge-nightly" (error) and "packages" (skew): a status in --fail-on (behind-running,regression,digest-gone,unknown-order,skew,unverified,error)`
 			if strings.TrimSpace(r.stderr) != want {
 				t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
 			}

@@ -96,6 +96,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s), newVersionCmd(s))
 	root.AddCommand(newAdmitCmd(g, s))
 	root.AddCommand(newAuthzCmd(g, s))
+	root.AddCommand(newVerifyCmd(g, s))
 	root.AddCommand(newInitCmd(g, s))
 	root.AddCommand(newExportCmd(g, s))
 	setVersion(root)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 )
@@ -125,7 +126,7 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 		case "registry":
 			diags = append(diags, l.registry(b, dir)...)
 		case "module":
-			diags = append(diags, l.module(b)...)
+			diags = append(diags, l.module(b, dir)...)
 		}
 	}
 	return diags
@@ -135,6 +136,14 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 func (l *loader) crossCheck() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, m := range l.c.Modules {
+		// A module without a verify block inherits its registry's.
+		if m.Verify == nil {
+			if reg, err := name.NewRepository(m.Image); err == nil {
+				if r := l.regs[reg.RegistryStr()]; r != nil {
+					m.Verify = r.Verify
+				}
+			}
+		}
 		for _, ro := range m.RunsOn {
 			h, ok := l.hosts[ro.Host]
 			if !ok {

@@ -99,7 +99,9 @@ type Registry struct {
 	// ClientCert and ClientKey are a client certificate and its key
 	// (PEM), presented instead of its certs.d folder's.
 	ClientCert, ClientKey string
-	DeclRange             hcl.Range
+	// Verify is the verify block the registry's modules inherit.
+	Verify    *Verify
+	DeclRange hcl.Range
 }
 
 // Pin is what the catalogue author wrote in pin: a tag, a digest or both.
@@ -142,6 +144,9 @@ type Module struct {
 	OneWay  bool
 	Restore string
 	RunsOn  []RunsOn
+	// Verify is the signature policy an image needs to win: the module's
+	// verify block, else its registry's; nil when neither has one.
+	Verify *Verify
 
 	DeclRange hcl.Range
 	// Ranges of attributes, for diagnostics raised after loading.

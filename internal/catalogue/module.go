@@ -24,7 +24,7 @@ var (
 			{Name: "platforms"}, {Name: "allow_downgrade"}, {Name: "one_way"},
 			{Name: "restore"},
 		},
-		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}, {Type: "verify"}},
 	}
 	runsOnSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "container"}, {Name: "workload"}, {Name: "selector"}, {Name: "compose"},
@@ -49,7 +49,7 @@ var (
 	}()
 )
 
-func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
+func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}}
 	content, diags := b.Body.Content(moduleSchema)
 	if prev, ok := l.mods[m.Name]; ok {
@@ -149,6 +149,21 @@ func (l *loader) module(b *hcl.Block) hcl.Diagnostics {
 			}
 		}
 	}
+	var runsOn []*hcl.Block
+	for _, vb := range content.Blocks {
+		if vb.Type != "verify" {
+			runsOn = append(runsOn, vb)
+			continue
+		}
+		if m.Verify != nil {
+			diags = append(diags, errorf(vb.DefRange, "Duplicate verify block", "Module %q has a verify block already at %s. Merge the two.", m.Name, m.Verify.DeclRange))
+			continue
+		}
+		v, d := verifyBlock(vb, dir, fmt.Sprintf("module %q", m.Name))
+		diags = append(diags, d...)
+		m.Verify = v
+	}
+	content.Blocks = runsOn
 	if m.Policy == AtLeastRunning && a["pin"] == nil && len(content.Blocks) == 0 {
 		diags = append(diags, errorf(b.DefRange, "Nothing to lock", "Module %q has policy \"at-least-running\" but neither a pin nor a runs_on block. Add pin = \"<tag>@sha256:<digest>\" or runs_on \"<host>\" { container = \"<name>\" }.", m.Name))
 	}

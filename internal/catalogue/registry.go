@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -12,7 +13,7 @@ var (
 	registrySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "mirror"}, {Name: "insecure"}, {Name: "token_hosts"},
 		{Name: "ca_file"}, {Name: "client_cert"}, {Name: "client_key"},
-	}}
+	}, Blocks: []hcl.BlockHeaderSchema{{Type: "verify"}}}
 )
 
 func (l *loader) registry(b *hcl.Block, dir string) hcl.Diagnostics {
@@ -28,6 +29,15 @@ func (l *loader) registry(b *hcl.Block, dir string) hcl.Diagnostics {
 	} else {
 		l.regs[r.Host] = r
 		l.c.Registries = append(l.c.Registries, r)
+	}
+	for _, vb := range content.Blocks {
+		if r.Verify != nil {
+			diags = append(diags, errorf(vb.DefRange, "Duplicate verify block", "Registry %q has a verify block already at %s. Merge the two.", r.Host, r.Verify.DeclRange))
+			continue
+		}
+		v, d := verifyBlock(vb, dir, fmt.Sprintf("registry %q", r.Host))
+		diags = append(diags, d...)
+		r.Verify = v
 	}
 	var mirror string
 	diags = append(diags, str(content.Attributes["mirror"], &mirror)...)

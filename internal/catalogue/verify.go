@@ -1,0 +1,67 @@
+package catalogue
+
+import (
+	"path/filepath"
+	"regexp"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+var verifySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "keys"}, {Name: "issuer"}, {Name: "subject"}, {Name: "subject_regex"}, {Name: "trusted_root"},
+}}
+
+// Verify is a verify block: the signatures an image needs to win. Keys
+// are cosign public keys (PEM files, absolute); or Issuer with Subject or
+// SubjectRegex names a keyless signer, checked against TrustedRoot (a
+// Sigstore trusted-root JSON file). Room is left for other methods
+// (Notation) as further attributes.
+type Verify struct {
+	Keys         []string
+	Issuer       string
+	Subject      string
+	SubjectRegex *regexp.Regexp
+	TrustedRoot  string
+	DeclRange    hcl.Range
+}
+
+// verifyBlock reads a verify block of a module or a registry; paths are
+// relative to dir.
+func verifyBlock(b *hcl.Block, dir, owner string) (*Verify, hcl.Diagnostics) {
+	v := &Verify{DeclRange: b.DefRange}
+	content, diags := b.Body.Content(verifySchema)
+	a := content.Attributes
+	diags = append(diags, strList(a["keys"], &v.Keys)...)
+	diags = append(diags, str(a["issuer"], &v.Issuer)...)
+	diags = append(diags, str(a["subject"], &v.Subject)...)
+	diags = append(diags, str(a["trusted_root"], &v.TrustedRoot)...)
+	var re string
+	diags = append(diags, str(a["subject_regex"], &re)...)
+	if re != "" {
+		r, err := regexp.Compile(re)
+		if err != nil {
+			diags = append(diags, errorf(a["subject_regex"].Expr.Range(), "Invalid subject_regex", "subject_regex of %s: %v. Write a Go regular expression, such as \"^https://github.com/example/.*\".", owner, err))
+		}
+		v.SubjectRegex = r
+	}
+	for i, k := range v.Keys {
+		if !filepath.IsAbs(k) {
+			v.Keys[i] = filepath.Join(dir, k)
+		}
+	}
+	if v.TrustedRoot != "" && !filepath.IsAbs(v.TrustedRoot) {
+		v.TrustedRoot = filepath.Join(dir, v.TrustedRoot)
+	}
+	keyless := v.Issuer != "" || v.Subject != "" || re != "" || v.TrustedRoot != ""
+	switch {
+	case len(v.Keys) > 0 && keyless:
+		diags = append(diags, errorf(b.DefRange, "Two verify methods", "The verify block of %s names keys and a keyless identity. Keep keys = [\"cosign.pub\"] for key-signed images, or issuer, subject and trusted_root for keyless ones.", owner))
+	case len(v.Keys) == 0 && !keyless && !diags.HasErrors():
+		diags = append(diags, errorf(b.DefRange, "Empty verify block", "The verify block of %s names no signer. Write keys = [\"cosign.pub\"], or issuer = \"https://token.actions.githubusercontent.com\", subject = \"…\" and trusted_root = \"trusted_root.json\".", owner))
+	case keyless && (v.Issuer == "" || (v.Subject == "" && re == "") || v.TrustedRoot == ""):
+		diags = append(diags, errorf(b.DefRange, "Incomplete keyless identity", "The verify block of %s needs issuer, subject or subject_regex, and trusted_root (a Sigstore trusted-root JSON file, read offline).", owner))
+	case a["subject"] != nil && re != "":
+		diags = append(diags, errorf(b.DefRange, "Two subjects", "The verify block of %s names subject and subject_regex: keep one.", owner))
+	}
+	return v, diags
+}

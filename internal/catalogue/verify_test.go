@@ -1,0 +1,76 @@
+package catalogue
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVerifyBlocks: a module's verify block wins over its registry's,
+// which the registry's other modules inherit; key paths are taken from
+// the catalogue's folder; bad blocks say what to write.
+func TestVerifyBlocks(t *testing.T) {
+	src := `
+registry "registry.example.org" {
+  verify {
+    keys = ["keys/registry.pub"]
+  }
+}
+module "inherits" {
+  image  = "registry.example.org/a"
+  policy = "track-upstream"
+}
+module "own" {
+  image  = "registry.example.org/b"
+  policy = "track-upstream"
+  verify {
+    keys = ["/abs/own.pub"]
+  }
+}
+module "none" {
+  image  = "other.example.org/c"
+  policy = "track-upstream"
+}
+`
+	c, diags := Parse(Source{Filename: filepath.Join("/cat", "catalogue.hcl"), Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if v := c.Module("inherits").Verify; v == nil || len(v.Keys) != 1 || v.Keys[0] != "/cat/keys/registry.pub" {
+		t.Errorf("inherits: %+v", v)
+	}
+	if v := c.Module("own").Verify; v == nil || v.Keys[0] != "/abs/own.pub" {
+		t.Errorf("own: %+v", v)
+	}
+	if v := c.Module("none").Verify; v != nil {
+		t.Errorf("none: %+v", v)
+	}
+
+	for _, tt := range []struct{ body, want string }{
+		{`verify {}`, "Empty verify block"},
+		{`verify {
+    keys   = ["a.pub"]
+    issuer = "https://issuer"
+  }`, "Two verify methods"},
+		{`verify {
+    issuer = "https://issuer"
+  }`, "Incomplete keyless identity"},
+		{`verify {
+    issuer        = "https://issuer"
+    subject_regex = "("
+    trusted_root  = "root.json"
+  }`, "Invalid subject_regex"},
+		{`verify {
+    keys = ["a.pub"]
+  }
+  verify {
+    keys = ["b.pub"]
+  }`, "Duplicate verify block"},
+	} {
+		src := "module \"m\" {\n  image  = \"registry.example.org/m\"\n  policy = \"track-upstream\"\n  " + tt.body + "\n}\n"
+		_, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte(src)})
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), tt.want) {
+			t.Errorf("%s: want %q, got %v", tt.body, tt.want, diags)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore/pkg/signature/payload"
+
+	"github.com/pin-tool/pin/internal/image"
+)
+
+// SignatureAnnotation is the layer annotation cosign writes the base64
+// signature of the layer (the simple-signing payload) in.
+const SignatureAnnotation = "dev.cosignproject.cosign/signature"
+
+// SignatureTag is the tag cosign's tag scheme stores the signatures of
+// digest under: "sha256-<hex>.sig".
+func SignatureTag(digest string) string {
+	return strings.Replace(digest, ":", "-", 1) + ".sig"
+}
+
+// Verify checks the signatures of repo@digest. A verdict against the image
+// is a *Failure; any other error is the registry's (the image may be
+// signed, it could not be told).
+func (p *Policy) Verify(ctx context.Context, src Source, repo, digest string) (Result, error) {
+	if !strings.HasPrefix(digest, "sha256:") {
+		return Result{}, fmt.Errorf("verifying %s: no digest to verify", repo)
+	}
+	raw, sigDigest, err := src.Manifest(ctx, repo, SignatureTag(digest))
+	if errors.Is(err, image.ErrNotFound) {
+		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "no signature under " + SignatureTag(digest)}
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("signatures of %s@%s: %w", repo, shortDigest(digest), err)
+	}
+	return p.check(ctx, src, repo, digest, raw, sigDigest)
+}
+
+// Recheck verifies repo@digest again from the signature manifest a lock
+// recorded (sigDigest): by digest, so a warm cache answers it without a
+// request, and a tag re-pushed since changes nothing.
+func (p *Policy) Recheck(ctx context.Context, src Source, repo, digest, sigDigest string) (Result, error) {
+	if sigDigest == "" {
+		return p.Verify(ctx, src, repo, digest)
+	}
+	raw, got, err := src.Manifest(ctx, repo, sigDigest)
+	if errors.Is(err, image.ErrNotFound) {
+		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "the recorded signature " + shortDigest(sigDigest) + " is gone from the registry"}
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("signature %s of %s: %w", shortDigest(sigDigest), repo, err)
+	}
+	return p.check(ctx, src, repo, digest, raw, got)
+}
+
+// check weighs every signature layer of a signature manifest: one that a
+// configured key verifies and that names digest wins; else the most
+// telling failure (another digest, then an untrusted signer, then a
+// malformed signature).
+func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw []byte, sigDigest string) (Result, error) {
+	m, err := v1.ParseManifest(bytes.NewReader(raw))
+	if err != nil {
+		return Result{}, &Failure{Digest: digest, Reason: BadSignature, Detail: "signature manifest " + shortDigest(sigDigest) + " is not an image manifest"}
+	}
+	var worst *Failure
+	note := func(f *Failure) {
+		if worst == nil || rank(f.Reason) > rank(worst.Reason) {
+			worst = f
+		}
+	}
+	for _, l := range m.Layers {
+		b64, ok := l.Annotations[SignatureAnnotation]
+		if !ok {
+			continue
+		}
+		sig, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil || len(sig) == 0 {
+			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "signature annotation is not base64"})
+			continue
+		}
+		body, err := src.Blob(ctx, repo, l.Digest.String())
+		if errors.Is(err, image.ErrNotFound) {
+			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "signed payload " + shortDigest(l.Digest.String()) + " is missing"})
+			continue
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("signed payload of %s: %w", repo, err)
+		}
+		k, ok := p.verifies(sig, body)
+		if !ok {
+			if !p.wellFormed(sig) {
+				note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signature is malformed"})
+			} else {
+				note(&Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): signed by another key, or altered since", len(p.keys))})
+			}
+			continue
+		}
+		var sci payload.SimpleContainerImage
+		if err := json.Unmarshal(body, &sci); err != nil || sci.Critical.Type != payload.CosignSignatureType {
+			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signed payload is not a cosign simple-signing document"})
+			continue
+		}
+		if got := sci.Critical.Image.DockerManifestDigest; got != digest {
+			note(&Failure{Digest: digest, Reason: OtherDigest, Detail: "signed by " + k.path + " for " + shortDigest(got)})
+			continue
+		}
+		return Result{Method: MethodCosignKey, Signer: k.fingerprint, Signature: sigDigest}, nil
+	}
+	if worst == nil {
+		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "signature manifest " + shortDigest(sigDigest) + " holds no cosign signature"}
+	}
+	return Result{}, worst
+}
+
+func rank(r Reason) int {
+	switch r {
+	case OtherDigest:
+		return 3
+	case UntrustedSigner:
+		return 2
+	case BadSignature:
+		return 1
+	}
+	return 0
+}
+
+// verifies returns the first key whose signature over body sig is.
+func (p *Policy) verifies(sig, body []byte) (key, bool) {
+	for _, k := range p.keys {
+		if k.verifier.VerifySignature(bytes.NewReader(sig), bytes.NewReader(body)) == nil {
+			return k, true
+		}
+	}
+	return key{}, false
+}
+
+// wellFormed tells a signature that could be some key's (it parses as
+// the configured keys' signatures do) from bytes that cannot be one: only
+// ECDSA signatures have a structure to check (DER, two positive integers).
+func (p *Policy) wellFormed(sig []byte) bool {
+	for _, k := range p.keys {
+		pub, err := k.verifier.PublicKey()
+		if err != nil {
+			continue
+		}
+		if _, ok := pub.(*ecdsa.PublicKey); !ok {
+			return true
+		}
+		var rs struct{ R, S *big.Int }
+		rest, err := asn1.Unmarshal(sig, &rs)
+		if err == nil && len(rest) == 0 && rs.R.Sign() > 0 && rs.S.Sign() > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,230 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/lock"
+)
+
+// KindUnverified: the image a policy would lock fails the module's verify
+// policy (unsigned, untrusted signer, bad signature, signature for another
+// digest).
+const KindUnverified RefusalKind = "unverified"
+
+// StatusUnverified: an upstream candidate newer than what would be locked,
+// an image that runs, or the locked image fails the module's verify
+// policy; each finding names the reason.
+const StatusUnverified Status = "unverified"
+
+// maxVerifyTries bounds how many upstream tags, newest first, a
+// track-upstream module with a verify policy tries before it settles for
+// its floors: each costs a manifest and a signature lookup.
+const maxVerifyTries = 10
+
+// Verification is what a module's verify policy found in one decision.
+type Verification struct {
+	// Skipped are the upstream candidates newer than the one chosen that
+	// failed verification, newest first.
+	Skipped []Unverified
+	// Floors are images that run (or the previous entry) and fail
+	// verification: floors all the same, reported.
+	Floors []Unverified
+}
+
+// Unverified is an image that failed verification, and why.
+type Unverified struct {
+	Image   image.Image
+	Failure *verify.Failure
+}
+
+// verifier holds a module's loaded verify policy and what it verified in
+// this decision, by digest.
+type verifier struct {
+	policy *verify.Policy
+	src    verify.Source
+	done   map[string]verify.Result
+	failed map[string]*verify.Failure
+	found  *Verification
+}
+
+// newVerifier loads m's verify policy; nil when m has none.
+func newVerifier(m *catalogue.Module, reg Registry) (*verifier, error) {
+	if m.Verify == nil {
+		return nil, nil
+	}
+	p, err := verify.New(verify.Spec{Keys: m.Verify.Keys, Issuer: m.Verify.Issuer, Subject: m.Verify.Subject,
+		SubjectRegex: m.Verify.SubjectRegex, TrustedRoot: m.Verify.TrustedRoot})
+	if err != nil {
+		return nil, fmt.Errorf("module %q (%s): %w", m.Name, m.Verify.DeclRange, err)
+	}
+	src, _ := reg.(verify.Source)
+	return &verifier{policy: p, src: src, done: map[string]verify.Result{}, failed: map[string]*verify.Failure{}, found: &Verification{}}, nil
+}
+
+// check verifies img by its digest, once per decision. A verdict against
+// the image is a *verify.Failure; other errors are the registry's.
+func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Image) (verify.Result, error) {
+	if r, ok := v.done[img.Digest]; ok {
+		return r, nil
+	}
+	if f, ok := v.failed[img.Digest]; ok {
+		return verify.Result{}, f
+	}
+	if v.src == nil {
+		return verify.Result{}, &observe.SourceError{Source: "registry of " + m.Image, Err: fmt.Errorf("verifying %s: no registry may be asked for its signatures", short(img))}
+	}
+	r, err := v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+	var f *verify.Failure
+	switch {
+	case errors.As(err, &f):
+		v.failed[img.Digest] = f
+	case err == nil:
+		v.done[img.Digest] = r
+	}
+	return r, err
+}
+
+// setupVerify loads the module's verify policy into dc (a hook of decide).
+func (dc *decider) setupVerify(d *Decision) error {
+	v, err := newVerifier(dc.m, dc.reg)
+	if err != nil {
+		return err
+	}
+	dc.ver = v
+	if v != nil {
+		d.Verification = v.found
+	}
+	return nil
+}
+
+// mustVerify refuses img (the pin, a floating tag) when it fails the
+// module's verify policy.
+func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string) error {
+	if dc.ver == nil {
+		return nil
+	}
+	_, err := dc.ver.check(ctx, dc.m, img)
+	var f *verify.Failure
+	if errors.As(err, &f) {
+		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
+			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it with a key the verify block of module %q names, or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
+	}
+	return err
+}
+
+func detail(f *verify.Failure) string {
+	if f.Detail == "" {
+		return ""
+	}
+	return " (" + f.Detail + ")"
+}
+
+// newestVerified walks the upstream tags newest first from best, the
+// newest that passes the filters, and returns the newest whose image
+// verifies (and that image), recording the newer ones that do not. It
+// gives up ("" and no image) after maxVerifyTries tags; the floors then
+// decide.
+func (dc *decider) newestVerified(ctx context.Context, tags []string, f Filters, best string, n int) (string, int, *image.Image, error) {
+	if dc.ver == nil || best == "" {
+		return best, n, nil, nil
+	}
+	left := slices.Clone(tags)
+	for range maxVerifyTries {
+		img, err := dc.fetch(ctx, best)
+		if err != nil {
+			return "", 0, nil, fmt.Errorf("describing the upstream tag %q: %w", best, err)
+		}
+		img.Tag = best
+		_, err = dc.ver.check(ctx, dc.m, img)
+		var fl *verify.Failure
+		switch {
+		case err == nil:
+			return best, n, &img, nil
+		case errors.As(err, &fl):
+			dc.ver.found.Skipped = append(dc.ver.found.Skipped, Unverified{Image: img, Failure: fl})
+		default:
+			return "", 0, nil, err
+		}
+		left = slices.DeleteFunc(left, func(t string) bool { return t == best })
+		best, n = rank(left, f, dc.obs)
+		if best == "" {
+			break
+		}
+	}
+	return "", 0, nil, nil
+}
+
+// stamp records on e how its image was verified, and, where the image
+// locked is a floor that fails verification (what runs stays a floor
+// whether signed or not), reports it instead.
+func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
+	if e == nil {
+		return nil
+	}
+	if dc.ver == nil {
+		e.Verified, e.Signer, e.Signature = "", "", ""
+		return nil
+	}
+	// What runs is verified too, to be reported when it fails.
+	for _, fl := range dc.floors {
+		if fl.Kind == FloorLocked || fl.Image.Digest == "" || fl.Image.Digest == e.Digest {
+			continue
+		}
+		if _, err := dc.floorVerified(ctx, fl.Image); err != nil {
+			return err
+		}
+	}
+	r, err := dc.floorVerified(ctx, image.Image{Repository: e.Image, Tag: e.Tag, Digest: e.Digest})
+	if err != nil {
+		return err
+	}
+	e.Verified, e.Signer, e.Signature = r.Method, r.Signer, r.Signature
+	return nil
+}
+
+// floorVerified verifies img, recording a failure as a floor's: a zero
+// Result and no error.
+func (dc *decider) floorVerified(ctx context.Context, img image.Image) (verify.Result, error) {
+	r, err := dc.ver.check(ctx, dc.m, img)
+	var f *verify.Failure
+	if errors.As(err, &f) {
+		if !slices.ContainsFunc(dc.ver.found.Floors, func(u Unverified) bool { return u.Image.Digest == img.Digest }) {
+			dc.ver.found.Floors = append(dc.ver.found.Floors, Unverified{Image: img, Failure: f})
+		}
+		return verify.Result{}, nil
+	}
+	return r, err
+}
+
+// reportUnverified adds the unverified findings of d to an outdated check.
+func (c *checker) reportUnverified(d *Decision) {
+	if d == nil || d.Verification == nil {
+		return
+	}
+	for _, u := range d.Verification.Skipped {
+		c.add(StatusUnverified, fmt.Sprintf("upstream offers %s, skipped: %s%s", short(u.Image), u.Failure.Reason, detail(u.Failure)))
+	}
+	for _, u := range d.Verification.Floors {
+		c.add(StatusUnverified, fmt.Sprintf("%s is a floor but not verified: %s%s", short(u.Image), u.Failure.Reason, detail(u.Failure)))
+	}
+}
+
+// noneVerified refuses a track-upstream module none of whose newest tags
+// verifies when nothing runs and nothing was locked: there is no floor to
+// fall back on. Nil otherwise (the floors decide).
+func (dc *decider) noneVerified() *Refusal {
+	if dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old != nil || slices.ContainsFunc(dc.obs, IsFloor) {
+		return nil
+	}
+	u := dc.ver.found.Skipped[0]
+	return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: u.Image, What: "the newest upstream tag", opts: dc.opts,
+		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it with a key the verify block of module %q names",
+			len(dc.ver.found.Skipped), short(u.Image), u.Failure.Reason, detail(u.Failure), dc.m.Name)}
+}
