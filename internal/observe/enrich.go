@@ -24,13 +24,24 @@ func needsDescription(img image.Image) bool {
 	return img.Digest != "" && img.Created.IsZero() && len(img.Labels) == 0 && img.Platform == "" && img.ConfigDigest == ""
 }
 
+// mayBeIndex reports whether a host named an image by a digest that may be
+// an index without saying its platforms: Docker's containerd image store
+// reports the index (or manifest) digest as the image ID, with the
+// platform's date and labels. Without the index's platforms, the same
+// build run by its platform manifest's digest on another host would not be
+// recognised as the same content.
+func mayBeIndex(img image.Image) bool {
+	return img.Digest != "" && img.ImageID == img.Digest && img.Platforms == nil
+}
+
 // Enrich describes, through reg, the observations of module m whose host
 // said only which registry digest they run (see needsDescription), so that
 // they can be ordered by version label and build date like those of a
 // Docker host. It fills Created, Labels, ConfigDigest and Platforms, and
 // the Platform of a single-platform image; an index is resolved to the
-// module's platform. Each digest is asked once, however many replicas run
-// it.
+// module's platform. Of an image a host named by a digest that may be an
+// index (see mayBeIndex) it fills only Platforms. Each digest is asked
+// once, however many replicas run it.
 //
 // A digest the registry does not hold (image.ErrNotFound), or cannot give
 // offline (image.ErrUnavailable), leaves its observations as they were:
@@ -47,15 +58,16 @@ func Enrich(ctx context.Context, reg Describer, m *catalogue.Module, obs []Obser
 	described := map[string]answer{}
 	for i := range obs {
 		o := &obs[i]
-		if !needsDescription(o.Image) {
+		full := needsDescription(o.Image)
+		if !full && !mayBeIndex(o.Image) {
 			continue
 		}
 		a, asked := described[o.Image.Digest]
 		if !asked {
-			full, err := reg.Image(ctx, m.Image, o.Image.Digest, m.Platform())
+			img, err := reg.Image(ctx, m.Image, o.Image.Digest, m.Platform())
 			switch {
 			case err == nil:
-				a = answer{img: full, ok: true}
+				a = answer{img: img, ok: true}
 			case errors.Is(err, image.ErrNotFound) || errors.Is(err, image.ErrUnavailable):
 			default:
 				return fmt.Errorf("describing what %s runs (%s): %w", o.Where(), image.Short(o.Image.Digest), &SourceError{Source: "registry of " + m.Image, Err: err})
@@ -63,6 +75,12 @@ func Enrich(ctx context.Context, reg Describer, m *catalogue.Module, obs []Obser
 			described[o.Image.Digest] = a
 		}
 		if !a.ok {
+			continue
+		}
+		if !full {
+			// The host said what its platform's build is; the index's
+			// platforms are all it did not say.
+			o.Image.Platforms = a.img.Platforms
 			continue
 		}
 		o.Image.Created = a.img.Created
