@@ -57,6 +57,10 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
 		memo := map[string]image.Image{}
+		tags := newClaims(reg, m)
+		for _, o := range obs {
+			tags.vouch(o.Image)
+		}
 		for _, o := range obs {
 			if o.Host != in.Host {
 				continue
@@ -72,7 +76,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 				}
 				// The build of the container's own platform is what the
 				// deploy pulls there.
-				cut.Order = order.Compare(readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
+				cut.Order = tags.compare(ctx, *lockedImg, o.Image, readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
 				switch cut.Order.Cmp {
 				case order.Newer:
 					cut.Verdict = VerdictUpgrade

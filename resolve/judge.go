@@ -106,7 +106,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	what := "the new image " + short(newImg)
 	var failed *Refusal
 	for _, f := range fl {
-		res := order.Compare(newImg, f.Image, opts)
+		res := dc.tags().compare(ctx, newImg, f.Image, newImg, f.Image, opts)
 		switch res.Cmp {
 		case order.Newer:
 			if j.Verdict == VerdictFirst || j.Verdict == VerdictSame {
@@ -184,6 +184,8 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Imag
 	if img.Tag != "" {
 		full.Tag = img.Tag
 	}
+	dc.tags().vouchRef(ref, full)
+	dc.tags().offer(full)
 	return full, nil
 }
 

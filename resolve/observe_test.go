@@ -72,6 +72,7 @@ func TestLoadedImage(t *testing.T) {
 			Images: []host.Image{{ID: idA}}}
 		reg := newFakeRegistry(repo)
 		reg.byDigest[pinImg.Digest] = pinImg
+		reg.byTag[pinTag] = pinImg
 		p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}},
 			Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Registry: func(string) Registry { return reg }, Now: time.Now()})
 		return p.Decisions[0]

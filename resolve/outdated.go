@@ -153,11 +153,13 @@ type checker struct {
 	reg    Registry
 	s      *ModuleStatus
 	locked *image.Image
+	tags   *claims
 }
 
 func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStatus {
 	s := &ModuleStatus{Module: m, Locked: in.Old.Module(m.Name)}
 	c := &checker{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), s: s}
+	c.tags = newClaims(c.reg, m)
 	hostErrs := observe.HostErrors(m, in.Observed)
 	for _, err := range hostErrs {
 		c.fail(err)
@@ -171,6 +173,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	}
 	var floors []observe.Observation
 	for _, o := range obs {
+		c.tags.vouch(o.Image)
 		if IsFloor(o) {
 			floors = append(floors, o)
 		}
@@ -207,7 +210,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		}
 		c.locked = &img
 	}
-	c.running(floors)
+	c.running(ctx, floors)
 	if d != nil {
 		c.wouldResolve(d)
 		c.reportUnverified(d)
@@ -219,7 +222,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	if enrichErr == nil && regOK {
 		c.liveness(ctx, cand)
 	}
-	c.judge(cand)
+	c.judge(ctx, cand)
 	c.finish()
 	return s
 }
@@ -259,11 +262,11 @@ func (c *checker) fail(err error) {
 
 // running weighs each container that is a floor against the lock, and the
 // running containers against each other.
-func (c *checker) running(floors []observe.Observation) {
+func (c *checker) running(ctx context.Context, floors []observe.Observation) {
 	for _, o := range floors {
 		rs := RunningStatus{Observation: o, Created: c.opts.Created(o.Image), Version: versionOf(c.opts, o.Image)}
 		if c.locked != nil {
-			rs.Order = order.Compare(o.Image, *c.locked, c.opts)
+			rs.Order = c.tags.compare(ctx, o.Image, *c.locked, o.Image, *c.locked, c.opts)
 			runs := "runs"
 			if !o.Running() {
 				runs = "ran (" + o.State + ")"
@@ -386,19 +389,20 @@ func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d 
 			return nil, !failed
 		}
 		got.Tag = ref
+		c.tags.vouch(got)
 		img = &got
 	}
 	return img, !failed
 }
 
 // judge weighs the upstream candidate against the lock.
-func (c *checker) judge(img *image.Image) {
+func (c *checker) judge(ctx context.Context, img *image.Image) {
 	if img == nil {
 		return
 	}
 	cand := &Candidate{Image: *img, Version: versionOf(c.opts, *img), Created: c.opts.Created(*img)}
 	if c.locked != nil {
-		cand.Order = order.Compare(*img, *c.locked, c.opts)
+		cand.Order = c.tags.compare(ctx, *img, *c.locked, *img, *c.locked, c.opts)
 		up, locked := labels(c.opts, *img, *c.locked)
 		switch cand.Order.Cmp {
 		case order.Newer:

@@ -29,7 +29,8 @@ import (
 // module's pin. options add to those of the scenarios: down (host-0 cannot
 // be read), offline (no registry may be asked), regdown (the registry
 // fails), gone (the registry answers "not found" for every image),
-// unavailable (an offline registry that knows nothing).
+// unavailable (an offline registry that knows nothing), untag (the pin's
+// tag is gone upstream; by default the registry serves the pin by it).
 const outdatedScenarios = `
 at-least-running 1.22.6          1.27.3            1.22.6,1.27.3          -          → behind-running,behind-upstream
 at-least-running 1.27.3          1.27.3            1.22.6,1.27.3          -          → current
@@ -41,7 +42,8 @@ at-least-running latest/2026-08-20 -/2026-09-17    latest/2026-09-17      -     
 at-least-running latest/2026-09-17 -               latest/2026-09-17      -          → current
 at-least-running latest/2026-09-17 -               latest/1970-01-01      -          → unknown-order
 at-least-running -               1.27.3            1.27.3                 -          → unlocked
-at-least-running 1.22.6          1.27.3            1.27.3                 offline    → behind-running
+at-least-running 1.22.6+1.22.6   1.27.3            1.27.3                 offline    → behind-running
+at-least-running 1.22.6          1.27.3            1.27.3                 offline    → unknown-order
 at-least-running 1.22.6          1.22.6            1.27.3                 down       → error,behind-upstream
 at-least-running 1.22.6          1.22.6            1.27.3                 regdown    → error
 at-least-running 1.22.6          1.22.6            1.27.3                 gone       → error
@@ -63,7 +65,7 @@ exact            1.22.6          -                 1.27.3                 gone  
 track-upstream   1.22.6          -                 1.22.6,1.28.0-rc.1     pre        → behind-upstream
 track-upstream   latest/2026-08-20 -               latest/2026-09-17      tag=latest → behind-upstream
 track-upstream   latest/2026-08-20 -               latest/1970-01-01      tag=latest → unknown-order
-track-upstream   latest/2026-08-20 -               -                      tag=latest → error
+track-upstream   latest/2026-08-20 -               -                      tag=latest,untag → error
 track-upstream   1.27.3          1.28.0            1.27.3                 -          → behind-running
 track-upstream   2026.09.17      -                 2026.08.20,2026.10.01  v=calver   → behind-upstream
 `
@@ -269,6 +271,11 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 		img := word(repo, pin)
 		m.Pin = catalogue.Pin{Text: img.Tag + "@" + img.Digest, Tag: img.Tag, Digest: img.Digest}
 		reg.byDigest[img.Digest] = img
+		if img.Tag != "" {
+			// The pin's tag names it upstream (not listed: only upstream
+			// words are); an upstream word of the same tag moves it.
+			reg.byTag[img.Tag] = img
+		}
 	}
 	if upstream != "-" {
 		for _, w := range strings.Split(upstream, ",") {
@@ -288,6 +295,8 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 		switch k {
 		case "down":
 			down = true
+		case "untag":
+			delete(reg.byTag, m.Pin.Tag)
 		case "offline":
 			registry = nil
 		case "regdown":

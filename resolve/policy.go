@@ -34,7 +34,20 @@ func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
 	if err != nil {
 		return image.Image{}, &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err}
 	}
+	dc.tags().vouchRef(ref, img)
 	return img, nil
+}
+
+// tags is the module's account of tag claims, made on first use with the
+// containers' tags vouched for by their hosts.
+func (dc *decider) tags() *claims {
+	if dc.claims == nil {
+		dc.claims = newClaims(dc.reg, dc.m)
+		for _, o := range dc.obs {
+			dc.claims.vouch(o.Image)
+		}
+	}
+	return dc.claims
 }
 
 // fetchOr is img when the caller has it already, else what fetch says.
@@ -60,6 +73,7 @@ func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
 		if old := dc.old; old != nil && old.Digest == pin.Digest {
 			img.ConfigDigest, img.Created, img.Platforms = old.Config, old.Created, old.Platforms
 		}
+		dc.tags().offer(img)
 		return img
 	}
 	if dc.reg == nil && pin.Digest != "" {
@@ -81,6 +95,7 @@ func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
 			return image.Image{}, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
 		}
+		dc.tags().offer(img)
 	}
 	return img, nil
 }
@@ -284,8 +299,8 @@ func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
 // index, and that build, not another platform's, is what it is held
 // against (the arm64 build of a release can lag its amd64 one).
 func (dc *decider) compare(ctx context.Context, a, b image.Image) order.Result {
-	a, b = dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
-	return order.Compare(a, b, dc.opts)
+	ra, rb := dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
+	return dc.tags().compare(ctx, a, b, ra, rb, dc.opts)
 }
 
 // onPlatform is img as read for platform: an index's manifest for that

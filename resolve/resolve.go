@@ -54,6 +54,9 @@ type decider struct {
 	platformed map[string]image.Image
 	// ver is the module's verify policy (verify.go); nil without one.
 	ver *verifier
+	// claims accounts for tags that alone say a version (claims.go);
+	// made by tags().
+	claims *claims
 }
 
 // choice is what a policy picked: an image and why, or the previous entry

@@ -14,9 +14,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/version"
 )
 
@@ -83,6 +81,10 @@ exact            1.22.4        1.22+1.22.5        -                        -    
 track-upstream   -             -                  1733222400,1764758400,999 v=numeric         → upstream:1764758400
 track-upstream   -             -                  20261203091500,20261202120000 v=calver      → upstream:20261203091500
 exact            1.30.0+1.22.6 1.27.3             -                        -                 → error
+exact            1.30.0        1.27.3             1.30.0/2026-09-01        -                 → refuse:unknown-order
+at-least-running 1.30.0        1.27.3             1.30.0/2026-09-01        -                 → refuse:unknown-order
+at-least-running 1.22.0        1.27.3             1.22.0/2026-09-01        -                 → running:0
+exact            1.30.0        1.27.3             1.30.0                   -                 → pin
 `
 
 var scenarioLine = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+→\s+(\S+)$`)
@@ -209,54 +211,7 @@ const repo = "registry.example.org/team/svc"
 
 func runScenario(t *testing.T, policy, pin, running, upstream, options string) *Decision {
 	t.Helper()
-	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Policy(policy)}
-	reg := newFakeRegistry(repo)
-	if pin != "-" {
-		img := word(repo, pin)
-		m.Pin = catalogue.Pin{Text: img.Tag + "@" + img.Digest, Tag: img.Tag, Digest: img.Digest}
-		reg.byDigest[img.Digest] = img
-	}
-	if upstream != "-" {
-		for _, w := range strings.Split(upstream, ",") {
-			img := word(repo, w)
-			reg.byTag[img.Tag] = img
-			reg.byDigest[img.Digest] = img
-			reg.tags = append(reg.tags, img.Tag)
-		}
-	}
-	for _, o := range strings.Split(options, ",") {
-		if k, v, _ := strings.Cut(o, "="); k != "-" && !moduleOption(m, k, v) {
-			t.Fatalf("unknown option %q", o)
-		}
-	}
-	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
-	if running != "-" {
-		for i, w := range strings.Split(running, ",") {
-			state := "running"
-			if strings.HasPrefix(w, "!") {
-				state, w = "exited", w[1:]
-			}
-			h := fmt.Sprintf("host-%d", i)
-			img := word(repo, w)
-			ref := repo
-			if img.Tag != "" {
-				ref += ":" + img.Tag
-			}
-			id := "sha256:" + strings.Repeat(fmt.Sprint(i), 64)
-			seen.Snapshots[h] = &host.Snapshot{Host: h,
-				Containers: []host.Container{{ID: "c", Name: "svc", Image: ref, ImageID: id, State: state}},
-				Images:     []host.Image{{ID: id, RepoDigests: []string{repo + "@" + img.Digest}, Created: img.Created, Labels: img.Labels}},
-			}
-			m.RunsOn = append(m.RunsOn, catalogue.RunsOn{Host: h, Container: "svc"})
-		}
-	}
-	cat := &catalogue.Catalogue{Modules: []*catalogue.Module{m}}
-	p := Resolve(context.Background(), Input{
-		Catalogue: cat,
-		Observed:  seen,
-		Registry:  func(string) Registry { return reg },
-		Now:       time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
-	})
+	p := Resolve(context.Background(), scenarioInput(t, policy, pin, running, upstream, options))
 	if len(p.Decisions) != 1 {
 		t.Fatalf("decisions = %d", len(p.Decisions))
 	}
