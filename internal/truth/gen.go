@@ -18,6 +18,7 @@ var Features = []string{
 	"moves",       // floating tags re-pointed (also backwards)
 	"tamper",      // lock entries edited by hand
 	"lies",        // tags that lie, labels that disagree
+	"pinlies",     // pins that call an unlabelled build by a newer one's tag
 	"backports",   // a lower version built later
 	"dates",       // epoch, equal and missing build dates
 	"future",      // build dates after Now
@@ -338,6 +339,20 @@ func labelLies(b *Build) bool { return b.Noisy && b.Label != b.Ver.String() }
 
 // pin writes a catalogue pin for build b.
 func (g *Gen) pin(m *Module, b *Build) string {
+	if g.on("pinlies") && b.Label == "" && b.Versioned && g.pct(20) {
+		// A person's pin: the newest release's tag over this build's
+		// digest. The build has no label to contradict it; the registry
+		// does.
+		var newest *Build
+		for _, c := range m.Builds {
+			if t := m.Canon[c.ID]; t != "" && c.Variant == b.Variant && b.Ver.less(c.Ver) && m.Tags[t] == c.ID && (newest == nil || newest.Ver.less(c.Ver)) {
+				newest = c
+			}
+		}
+		if newest != nil {
+			return m.Canon[newest.ID] + "@" + b.Digest
+		}
+	}
 	canon := m.Canon[b.ID]
 	tags := tagsOf(m, b)
 	r := g.rng.IntN(100)

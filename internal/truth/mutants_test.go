@@ -124,6 +124,13 @@ var Mutants = []Mutant{
 		Rule:        "a tag and a label that disagree make the version conflicting: it cannot decide",
 	},
 	{
+		Name:        "tags believed where no label can contradict them",
+		File:        "resolve/claims.go",
+		Anchor:      "if res.Cmp == order.Unknown || res.Rule == order.RuleContent {",
+		Replacement: "if true {",
+		Rule:        "a tag written next to a digest is a claim: where the image has no label, the registry must say the tag names that digest",
+	},
+	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
 		Anchor:      "img, err := reg.Image(ctx, m.Image, e.Digest, platform)",

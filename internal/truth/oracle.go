@@ -285,8 +285,13 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 			if h == fromHost {
 				continue
 			}
-			for _, d := range ds {
+			for i, d := range ds {
 				if b := m.ByDigest(d); b != nil {
+					if old.RecordedTags[h][i] != m.Canon[b.ID] {
+						// Recorded under another tag ("latest"): as
+						// unclean as a container started so.
+						return nil
+					}
 					floors = append(floors, b)
 					why = append(why, h+" ran "+b.name()+" (recorded in the lock)")
 				}

@@ -123,6 +123,8 @@ type Entry struct {
 	// Recorded are the digests the entry's observed blocks record, by
 	// host.
 	Recorded map[string][]string
+	// RecordedTags are the tags recorded with them, in the same order.
+	RecordedTags map[string][]string
 }
 
 // lockEntries reads each lock entry, by module.
@@ -133,10 +135,11 @@ func lockEntries(b []byte) map[string]Entry {
 		return out
 	}
 	for _, m := range l.Modules {
-		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}}
+		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}}
 		for _, ob := range m.Observed {
 			if ob.Digest != "" {
 				e.Recorded[ob.Host] = append(e.Recorded[ob.Host], ob.Digest)
+				e.RecordedTags[ob.Host] = append(e.RecordedTags[ob.Host], ob.Tag)
 			}
 		}
 		out[m.Name] = e
