@@ -89,31 +89,36 @@ func claimedImage(m *lock.Module) image.Image {
 // lockedImage is the image a lock entry names, read from its content by
 // digest, the entry's lines checked against it (a mismatch is a
 // *LockMismatchError). Where the content cannot be had (offline without
-// it in the cache, no registry, or the digest purged upstream), the
-// entry's lines are all there is.
-func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options, platform string) (image.Image, error) {
+// it in the cache, no registry, or a digest the registry does not serve),
+// the entry's lines are all there is, and read is false: they are claims,
+// which may hold a floor up but never win (see unreadLock).
+func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options, platform string) (img image.Image, read bool, err error) {
 	if platform == "" {
 		platform = m.Platform()
 	}
 	if reg == nil || e.Digest == "" {
-		return claimedImage(e), nil
+		return claimedImage(e), false, nil
 	}
-	img, err := reg.Image(ctx, m.Image, e.Digest, platform)
+	img, err = reg.Image(ctx, m.Image, e.Digest, platform)
 	switch {
 	case errors.Is(err, image.ErrUnavailable):
-		// Offline, and neither a mirror nor the cache holds it: the
-		// entry's lines are all there is.
-		return claimedImage(e), nil
+		// Offline, and neither a mirror nor the cache holds it.
+		return claimedImage(e), false, nil
 	case errors.Is(err, image.ErrNotFound):
 		// Not served: a running image the registry never held (locked as
-		// the host knows it), a purged digest, a mirror that lags. The
-		// entry's lines are all there is; "pin outdated" reports the
-		// digest gone. (Believing them here is a known gap: see the
-		// reference, "Lockfile".)
-		return claimedImage(e), nil
+		// the host knows it), a purged digest, a mirror that lags; "pin
+		// outdated" reports the digest gone.
+		return claimedImage(e), false, nil
 	case err != nil:
-		return image.Image{}, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
+		return image.Image{}, false, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
 	}
+	img, err = checkEntry(img, e, opts)
+	return img, err == nil, err
+}
+
+// checkEntry checks a lock entry's lines against img, the content its
+// digest names.
+func checkEntry(img image.Image, e *lock.Module, opts order.Options) (image.Image, error) {
 	img.Tag = e.Tag
 	mismatch := func(field, locked, content string) error {
 		return &LockMismatchError{Module: e.Name, Field: field, Locked: locked, Content: content, Digest: e.Digest, Where: entryWhere(e)}
@@ -148,6 +153,11 @@ func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock
 		return image.Image{}, mismatch("created", Created(e.Created), Created(c))
 	}
 	return img, nil
+}
+
+// unreadDetail says why an order by a lock entry's lines alone is unknown.
+func unreadDetail(e *lock.Module, by order.Result) string {
+	return fmt.Sprintf("the locked %s is newer only by the lock's lines (%s): the registry does not serve its digest (or, offline, nothing holds it), so what the deploy would pull cannot be read", withDigest(e.Tag, claimedImage(e)), by.Detail)
 }
 
 func platformsText(p map[string]string) string {

@@ -56,6 +56,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		opts := orderOptions(m, in.Now)
 		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
+		lockedRead := false
 		memo := map[string]image.Image{}
 		tags := newClaims(reg, m)
 		for _, o := range obs {
@@ -68,15 +69,20 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 			cut := Cutover{Module: m.Name, Observation: o, Locked: locked, Verdict: VerdictUnlocked}
 			if locked != nil {
 				if lockedImg == nil {
-					img, err := lockedImage(ctx, reg, m, locked, opts, o.Image.Platform)
+					img, read, err := lockedImage(ctx, reg, m, locked, opts, o.Image.Platform)
 					if err != nil {
 						return out, fmt.Errorf("module %q: %w", m.Name, err)
 					}
-					lockedImg = &img
+					lockedImg, lockedRead = &img, read
 				}
 				// The build of the container's own platform is what the
 				// deploy pulls there.
 				cut.Order = tags.compare(ctx, *lockedImg, o.Image, readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
+				if cut.Order.Cmp == order.Newer && !lockedRead {
+					// Newer by the entry's lines alone: the deploy would
+					// pull a digest nobody could read.
+					cut.Order = order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: unreadDetail(locked, cut.Order)}
+				}
 				switch cut.Order.Cmp {
 				case order.Newer:
 					cut.Verdict = VerdictUpgrade

@@ -25,6 +25,10 @@ type Floor struct {
 	Image image.Image
 	// Observation is the container, for FloorContainer and FloorRecorded.
 	Observation observe.Observation
+	// Unread: a FloorLocked whose digest's content could not be read (the
+	// registry does not serve it, or offline nothing holds it): its lines
+	// hold the floor up, but it is never kept.
+	Unread bool
 }
 
 // Where names the floor for sentences: "mesh-1/forgejo", "the previous

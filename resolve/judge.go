@@ -90,7 +90,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	old := in.Old.Module(m.Name)
 	var oldImg *image.Image
 	if old != nil {
-		li, err := lockedImage(ctx, reg, m, old, opts, firstPlatform(obs, m))
+		li, _, err := lockedImage(ctx, reg, m, old, opts, firstPlatform(obs, m))
 		if err != nil {
 			return nil, err
 		}

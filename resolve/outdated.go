@@ -201,7 +201,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 			img = f.Image
 		} else if enrichErr == nil {
 			// (A registry that just failed is not asked again.)
-			content, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts, c.platform(floors))
+			content, _, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts, c.platform(floors))
 			if err != nil {
 				c.fail(err)
 			} else {

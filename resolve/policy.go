@@ -244,6 +244,13 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		if !dc.allAtLeast(ctx, f.Image) {
 			continue
 		}
+		if f.Kind == FloorLocked && f.Unread {
+			// (A container running the same image would have come first.)
+			if dc.downgradeAllowed() {
+				continue
+			}
+			return choice{}, nil, dc.unreadLock(f)
+		}
 		var res order.Result
 		if primary != nil {
 			res = dc.compare(ctx, f.Image, *primary)
@@ -272,7 +279,11 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 			}
 		}
 		res := dc.compare(ctx, a.Image, b.Image)
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: dc.fix(a.Image, b, res.Cmp == order.Unknown)}
+		fix := dc.fix(a.Image, b, res.Cmp == order.Unknown)
+		if dc.downgradeAllowed() {
+			fix = fmt.Sprintf("in module %q (%s): allow_downgrade is set, but without a pin nothing says which image to lock: write pin = \"<tag>@sha256:<digest>\" of the one to lock", dc.m.Name, dc.pinWhere())
+		}
+		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: fix}
 	}
 	dg, err := dc.checkFloors(ctx, *primary, what)
 	if err != nil {
@@ -281,6 +292,20 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 	// Only reached when the downgrade is allowed.
 	reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
+}
+
+// unreadLock refuses to keep a previous entry whose content nobody could
+// read: its lines say it is the newest, but a lock that names a digest the
+// registry does not serve cannot be pulled, and lines are claims.
+func (dc *decider) unreadLock(f Floor) *Refusal {
+	where := ""
+	if w := entryWhere(dc.old); w != "" {
+		where = " (" + w + ")"
+	}
+	return &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
+		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone},
+		fix: fmt.Sprintf("the previous lock%s names %s, newer by its lines than anything else, but %s does not serve that digest (or, offline, nothing holds it): pin keeps nothing it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write allow_downgrade = \"<why>\" in module %q",
+			where, dc.label(f.Image), dc.m.Image, dc.m.Image, dc.m.Name)}
 }
 
 // allAtLeast reports whether img is at or above every floor.

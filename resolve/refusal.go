@@ -23,6 +23,9 @@ const (
 	// KindUnreadHosts: lock --from-host, for a module whose other hosts
 	// the previous lock has no record of: their floors are not known.
 	KindUnreadHosts RefusalKind = "hosts-not-read"
+	// KindLockUnread: the previous entry is the newest by its lines, but
+	// its digest's content could not be read.
+	KindLockUnread RefusalKind = "lock-not-served"
 )
 
 // Refusal says why a module cannot be locked: the image that would be
@@ -48,7 +51,7 @@ func (r *Refusal) Error() string {
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
-	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified:
+	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified, KindLockUnread:
 		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
 		return b.String()
 	default:

@@ -85,7 +85,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		// written back as if it were pin's.
 		d.Observations, d.Missing = nil, nil
 		if d.Old != nil {
-			if _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
+			if _, _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
 				d.Err = err
 				return d
 			}
@@ -193,6 +193,11 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 		if f.Kind != FloorLocked {
 			continue
 		}
+		if f.Unread {
+			// Lines alone cannot be kept: the newest container, if it
+			// is at or above them.
+			break
+		}
 		img := f.Image
 		c, dg, err := dc.pick(ctx, &img, "the locked image", lock.SourceUpstream)
 		if err == nil && !c.keep && c.img.Digest == img.Digest {
@@ -208,14 +213,20 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 // hosts not read.
 func (dc *decider) settle(ctx context.Context) error {
 	var oldImg *image.Image
+	read := false
 	if dc.old != nil {
-		img, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
+		img, ok, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
 			return err
 		}
-		oldImg = &img
+		oldImg, read = &img, ok
 	}
 	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
+	for i := range dc.floors {
+		if dc.floors[i].Kind == FloorLocked {
+			dc.floors[i].Unread = !read
+		}
+	}
 	return dc.describeRecorded(ctx)
 }
 
