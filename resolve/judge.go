@@ -105,6 +105,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst}
 	what := "the new image " + short(newImg)
 	var failed *Refusal
+	unrecorded := false // a floor it fails against that the lock was not held against
 	for _, f := range fl {
 		res := dc.tags().compare(ctx, newImg, f.Image, newImg, f.Image, opts)
 		switch res.Cmp {
@@ -118,6 +119,9 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 				j.Verdict, j.Order = VerdictSame, res
 			}
 			continue
+		}
+		if old != nil && !recordedBy(old, f) {
+			unrecorded = true
 		}
 		if failed == nil {
 			failed = &Refusal{Module: m.Name, Kind: kindOf(res), Chosen: newImg, What: what, Floor: f, Order: res, opts: opts}
@@ -133,9 +137,11 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	}
 	switch {
 	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != "") &&
-		m.AllowDowngrade != "" && (!m.OneWay || m.Restore != ""):
+		m.AllowDowngrade != "" && (!m.OneWay || m.Restore != "") && !unrecorded:
 		// The lock states it, and the catalogue still does: a stale line
-		// in the lock alone accepts nothing.
+		// in the lock alone accepts nothing, and it accepts the downgrade
+		// below what the lock was held against, not below a container
+		// that started a newer image since.
 		j.Accepted = failed
 		j.Reason = "the lock names this image with the catalogue's allow_downgrade: " + old.AllowDowngrade
 		if old.Restore != "" {

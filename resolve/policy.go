@@ -159,13 +159,18 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		r := &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Floor: f, Order: res, opts: dc.opts}
-		if dc.downgradeAllowed() {
+		spent := dc.spent(f)
+		if dc.downgradeAllowed() && !spent {
 			if accepted == nil {
 				accepted = r
 			}
 			continue
 		}
 		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
+		if spent {
+			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade the previous lock records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
+				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, f.Where(), dc.label(chosen))
+		}
 		return nil, r
 	}
 	return accepted, nil
@@ -199,6 +204,44 @@ func kindOf(res order.Result) RefusalKind {
 
 func (dc *decider) downgradeAllowed() bool {
 	return dc.m.AllowDowngrade != "" && (!dc.m.OneWay || dc.m.Restore != "")
+}
+
+// spent reports whether the catalogue's allow_downgrade was already used,
+// in the same words, for another downgrade than one below floor f: the
+// previous entry records a downgrade accepted with these words, and f is
+// not among the containers it was held against (a container that started
+// a newer image since, or the previous entry itself). A reason accepts one
+// downgrade; new words accept the next.
+func (dc *decider) spent(f Floor) bool {
+	return spentFor(dc.old, dc.m.AllowDowngrade, f)
+}
+
+func spentFor(old *lock.Module, words string, f Floor) bool {
+	if old == nil || old.AllowDowngrade == "" || old.AllowDowngrade != words {
+		return false
+	}
+	return !recordedBy(old, f)
+}
+
+// recordedBy reports whether floor f is a container old was held against.
+func recordedBy(old *lock.Module, f Floor) bool {
+	if f.Kind == FloorLocked {
+		return false
+	}
+	for _, ob := range old.Observed {
+		if ob.Host != f.Observation.Host {
+			continue
+		}
+		switch {
+		case ob.Digest != "" && f.Image.Digest != "":
+			if ob.Digest == f.Image.Digest {
+				return true
+			}
+		case ob.ImageID != "" && ob.ImageID == f.Image.ImageID:
+			return true
+		}
+	}
+	return false
 }
 
 // fix says what the author can write to decide.

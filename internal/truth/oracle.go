@@ -226,6 +226,25 @@ func (r *Runner) pinBuild(m *Module) *Build {
 	return m.Builds[id]
 }
 
+// spentAllowance reports whether a downgrade to primary would go below
+// something the previous entry's accepted downgrade was not held against: a
+// container above primary that it did not record, or the entry itself above
+// primary. allow_downgrade's words accept one downgrade.
+func spentAllowance(m *Module, obs []seen, old Entry, prev, primary *Build) bool {
+	if prev != nil && prev != primary && primary.Rank < prev.Rank {
+		return true
+	}
+	for _, s := range obs {
+		if !Floor(s.ctr.State) || s.build.Rank <= primary.Rank {
+			continue
+		}
+		if !slices.ContainsFunc(old.Recorded[s.host], func(d string) bool { return m.ByDigest(d) == s.build }) {
+			return true
+		}
+	}
+	return false
+}
+
 // newestRelease is the build of the newest release tag in the module's
 // one variant, as track-upstream would rank them; nil when none.
 func newestRelease(m *Module) *Build {
@@ -319,6 +338,9 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	}
 	if len(withPrev) == 0 {
 		return nil // nothing to lock: a refusal is right
+	}
+	if m.Allowed() && hasOld && old.Allowed && primary != nil && spentAllowance(m, obs, old, prev, primary) {
+		return nil // the words were used for another downgrade: a refusal is right
 	}
 	want := []int{maxRank(withPrev)}
 	if m.Allowed() && len(all) > 0 && maxRank(all) != want[0] {

@@ -125,6 +125,8 @@ type Entry struct {
 	Recorded map[string][]string
 	// RecordedTags are the tags recorded with them, in the same order.
 	RecordedTags map[string][]string
+	// Allowed: the entry records an accepted downgrade (allow_downgrade).
+	Allowed bool
 }
 
 // lockEntries reads each lock entry, by module.
@@ -135,7 +137,7 @@ func lockEntries(b []byte) map[string]Entry {
 		return out
 	}
 	for _, m := range l.Modules {
-		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}}
+		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}, Allowed: m.AllowDowngrade != ""}
 		for _, ob := range m.Observed {
 			if ob.Digest != "" {
 				e.Recorded[ob.Host] = append(e.Recorded[ob.Host], ob.Digest)

@@ -1,0 +1,54 @@
+package resolve
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/lock"
+)
+
+// TestAllowDowngradeAcceptsOneDowngrade: allow_downgrade accepts the
+// downgrade below what ran when it was used. Left in the catalogue in the
+// same words, it does not accept the next one (a host that started a newer
+// image since); new words do.
+func TestAllowDowngradeAcceptsOneDowngrade(t *testing.T) {
+	ctx := context.Background()
+	reg := newFakeRegistry(repo, "1.22.6+1.22.6", "1.27.3+1.27.3", "1.28.0+1.28.0")
+	pin := word(repo, "1.22.6+1.22.6")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.22.6", pin), AllowDowngrade: "the 1.27 schema broke reports; restored from the nightly dump"}
+	resolveWith := func(old *lock.Lock, running string) *Decision {
+		return Resolve(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: running}}, nil))).Decisions[0]
+	}
+
+	first := resolveWith(nil, "1.27.3+1.27.3")
+	if first.New == nil || first.New.Digest != pin.Digest || first.New.AllowDowngrade != m.AllowDowngrade {
+		t.Fatalf("the first downgrade, stated: new %v refusal %v", first.New, first.Refusal)
+	}
+	old := &lock.Lock{Modules: []*lock.Module{first.New}}
+	if again := resolveWith(old, "1.27.3+1.27.3"); again.New == nil || !lock.Equal(&lock.Lock{Modules: []*lock.Module{again.New}}, old) {
+		t.Errorf("the same downgrade again: new %v refusal %v; want the entry unchanged", again.New, again.Refusal)
+	}
+
+	// A host has started 1.28.0 since: a downgrade the words never saw.
+	next := resolveWith(old, "1.28.0+1.28.0")
+	if next.Refusal == nil || next.Refusal.Kind != KindDowngrade || !strings.Contains(next.Refusal.Error(), "A reason accepts one downgrade") {
+		t.Errorf("a second downgrade in the same words: new %v refusal %v; want a refusal that says so", next.New, next.Refusal)
+	}
+	j, err := Judge(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.28.0+1.28.0"}}, nil)), m, image.Image{Repository: repo, Digest: pin.Digest}, Override{})
+	if err != nil || j.Allowed() || j.Accepted != nil {
+		t.Errorf("judge, the locked downgrade over a newer container: %+v %v", j, err)
+	}
+	j, err = Judge(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.27.3+1.27.3"}}, nil)), m, image.Image{Repository: repo, Digest: pin.Digest}, Override{})
+	if err != nil || !j.Allowed() || j.Accepted == nil {
+		t.Errorf("judge, the locked downgrade over what it was held against: %+v %v", j, err)
+	}
+
+	// New words accept it.
+	m.AllowDowngrade = "1.28 as well: the same schema bug"
+	if again := resolveWith(old, "1.28.0+1.28.0"); again.New == nil || again.New.AllowDowngrade != m.AllowDowngrade {
+		t.Errorf("new words: new %v refusal %v", again.New, again.Refusal)
+	}
+}
