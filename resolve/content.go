@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
@@ -149,10 +150,23 @@ func checkEntry(img image.Image, e *lock.Module, opts order.Options) (image.Imag
 	if v := versionOf(opts, img); e.Version != "" && v != e.Version {
 		return image.Image{}, mismatch("version", e.Version, v)
 	}
-	if c := opts.Created(img); !e.Created.IsZero() && !c.Equal(e.Created) {
-		return image.Image{}, mismatch("created", Created(e.Created), Created(c))
+	if !e.Created.IsZero() && !ownDate(img, e.Created) {
+		return image.Image{}, mismatch("created", Created(e.Created), Created(img.Created))
 	}
 	return img, nil
+}
+
+// ownDate reports whether t, as a lock line writes it (whole seconds, UTC),
+// is one of img's own build dates (its config's, or its created label),
+// whatever the reader's clock says of them: a lock written where a date was
+// plausible reads back where the clock runs behind.
+func ownDate(img image.Image, t time.Time) bool {
+	for _, d := range []time.Time{img.Created, img.CreatedLabel()} {
+		if !d.IsZero() && d.UTC().Truncate(time.Second).Equal(t.UTC().Truncate(time.Second)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unreadDetail says why an order by a lock entry's lines alone is unknown.
