@@ -232,6 +232,7 @@ func randomLock(r *rand.Rand) *Lock {
 			Verified:       maybe("cosign-key"),
 			Signer:         maybe("sha256:" + strings.Repeat("f", 64)),
 			Signature:      maybe(pick(dA, dB)),
+			Hosts:          [][]string{nil, {"mesh-1"}, {"mesh-2", "mesh-1"}, {"mesh-1", "mesh-1"}}[r.IntN(4)],
 		}
 		if r.IntN(3) == 0 {
 			m.Platforms = map[string]string{"linux/amd64": pick(dA, dB), "linux/arm64/v8": pick(dB, dC)}

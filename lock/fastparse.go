@@ -120,10 +120,15 @@ func (p *fastParser) module() (*Module, bool) {
 				return nil, false
 			}
 		case strings.HasPrefix(s, "  tags ") && !seen["tags"] && len(m.Observed) == 0:
-			if m.Tags, ok = tagsList(s); !ok {
+			if m.Tags, ok = listLine(s, "tags"); !ok {
 				return nil, false
 			}
 			seen["tags"] = true
+		case strings.HasPrefix(s, "  hosts ") && !seen["hosts"] && len(m.Observed) == 0:
+			if m.Hosts, ok = listLine(s, "hosts"); !ok {
+				return nil, false
+			}
+			seen["hosts"] = true
 		default:
 			k, v, ok := attr(s, "  ")
 			if !ok || seen[k] || len(m.Observed) > 0 || !m.set(k, v) {
@@ -134,11 +139,11 @@ func (p *fastParser) module() (*Module, bool) {
 	}
 }
 
-// tagsList reads a line `  tags = ["a", "b"]` (aligned like the others).
+// listLine reads a line `  key = ["a", "b"]` (aligned like the others).
 // Anything else is refused (the fast path then falls back to hclparse);
 // what it accepts is held to Format's bytes like every line.
-func tagsList(s string) ([]string, bool) {
-	lit, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(s, "  tags"), " "), "= [")
+func listLine(s, key string) ([]string, bool) {
+	lit, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(s, "  "+key), " "), "= [")
 	if !ok || !strings.HasSuffix(lit, "]") {
 		return nil, false
 	}

@@ -65,6 +65,9 @@ func Format(l *Lock) []byte {
 		run.add("verified", m.Verified)
 		run.add("signer", m.Signer)
 		run.add("signature", m.Signature)
+		if hosts := tagList(m.Hosts); len(hosts) > 0 {
+			run.addRaw("hosts", quoteList(hosts))
+		}
 		run.write(&b, "  ")
 		for _, o := range m.Observed {
 			b.WriteString("\n  observed ")

@@ -32,6 +32,7 @@ func sample() *Lock {
 			Name: "forge", Policy: "at-least-running", Image: "registry.example.org/forge/forgejo", Tag: "1.27.3", Tags: []string{"1.27.3", "1.27", "1.27.3"},
 			Digest: dB, Config: dC, Version: "1.27.3", Created: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC),
 			Source: SourceRunning, Rule: "version", Reason: "host mesh-1 runs 1.27.3, newer than the pin 1.22.6",
+			Hosts: []string{"mesh-2", "mesh-1"},
 			Observed: []Observation{
 				{Host: "mesh-2", Container: "forgejo", Tag: "1.27.3", Digest: dB, ImageID: dC, Version: "1.27.3"},
 				{Host: "mesh-1", Container: "forgejo", Tag: "1.27.3", Digest: dB, ImageID: dC, Version: "1.27.3", Created: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)},

@@ -66,6 +66,13 @@ type Module struct {
 	Signature string
 	// Observed are the images hosts ran when this entry was decided.
 	Observed []Observation
+	// Hosts are the module's hosts whose containers the entry was held
+	// against, read when it was written or carried from an entry before
+	// it: a host among them with no Observed ran nothing of the module. A
+	// runs_on host not among them was never read ("pin lock --from-host"
+	// on another host then cannot know its floors). Format writes them
+	// sorted, each once; nil and empty alike.
+	Hosts []string
 
 	// DeclRange is where Parse read the entry ("pin.lock.hcl:12,1-16"); it
 	// is not part of the lock (Format does not write it, Equal ignores it).

@@ -20,7 +20,7 @@ var (
 			{Name: "version"}, {Name: "created"}, {Name: "platforms"},
 			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
 			{Name: "allow_downgrade"}, {Name: "restore"},
-			{Name: "verified"}, {Name: "signer"}, {Name: "signature"},
+			{Name: "verified"}, {Name: "signer"}, {Name: "signature"}, {Name: "hosts"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}},
 	}
@@ -99,6 +99,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Verified = r.str("verified")
 	m.Signer = r.str("signer")
 	m.Signature = r.digest("signature")
+	m.Hosts = r.strings("hosts")
 	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
 		k, v := kv[0], kv[1]
 		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {

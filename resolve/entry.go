@@ -46,6 +46,11 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 			e.Restore = dc.m.Restore
 		}
 	}
+	read := ""
+	if dc.in.Mode == ModeFromHost {
+		read = dc.in.Host
+	}
+	e.Hosts = hostsKnown(dc.m, dc.old, read)
 	e.Observed = nil
 	for _, f := range dc.floors {
 		if f.Kind == FloorLocked {

@@ -91,6 +91,13 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 			}
 		}
 		d.New = d.Old
+		if d.Old != nil && hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
+			// Read, and running nothing of the module: recorded, so that
+			// lock --from-host on another host knows it.
+			kept := *d.Old
+			kept.Hosts = hostsKnown(m, d.Old, in.Host)
+			d.New = &kept
+		}
 		return d
 	}
 	if in.Mode == ModeFromHost {
@@ -99,7 +106,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		// nobody knows.
 		if unread := unrecordedHosts(m, d.Old, in.Host); len(unread) > 0 {
 			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
-				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q: their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
+				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on since, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
 					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
 			return d
 		}
@@ -166,22 +173,45 @@ func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
 }
 
-// unrecordedHosts lists, for a module the lock has no entry for yet, its
-// runs_on hosts other than read: nothing records what they run. (With an
-// entry, a host it records nothing of may simply run nothing of the
-// module; the lock keeps no record of that, so it cannot be told from a
-// host that joined after the entry was written.)
+// unrecordedHosts lists the runs_on hosts of m other than read that the
+// previous entry knows nothing of: not among its hosts (read when it was
+// written), nor recorded in its observed blocks (an entry written before
+// pin recorded hosts). A host that joined runs_on after the entry, or every
+// other host when there is no entry yet: nothing says what they run.
 func unrecordedHosts(m *catalogue.Module, old *lock.Module, read string) []string {
-	if old != nil {
-		return nil
-	}
 	var out []string
 	for _, ro := range m.RunsOn {
-		if ro.Host != read && !slices.Contains(out, ro.Host) {
+		if ro.Host != read && !slices.Contains(out, ro.Host) && !knowsHost(old, ro.Host) {
 			out = append(out, ro.Host)
 		}
 	}
 	return out
+}
+
+// knowsHost reports whether entry old says what host ran.
+func knowsHost(old *lock.Module, host string) bool {
+	if old == nil {
+		return false
+	}
+	return slices.Contains(old.Hosts, host) || slices.ContainsFunc(old.Observed, func(o lock.Observation) bool { return o.Host == host })
+}
+
+func hasHost(m *catalogue.Module, host string) bool {
+	return slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool { return ro.Host == host })
+}
+
+// hostsKnown are the runs_on hosts of m whose containers an entry written
+// now is held against: read, and, when a run reads one host (read not
+// ""), those the previous entry knew. Sorted, each once.
+func hostsKnown(m *catalogue.Module, old *lock.Module, read string) []string {
+	var out []string
+	for _, ro := range m.RunsOn {
+		if read == "" || ro.Host == read || knowsHost(old, ro.Host) {
+			out = append(out, ro.Host)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // keepOrRunning weighs the previous entry against what runs, for a

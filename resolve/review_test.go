@@ -340,6 +340,48 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 			t.Errorf("lock --from-host host-0 locked %s (%s) while host-1, not read and recorded nowhere, runs 1.27.3", d.New.Tag, d.New.Reason)
 		}
 	})
+	// "pin resolve" reads host-0 alone while host-1 is not in runs_on yet;
+	// host-1 joins (running 1.27.3), and lock --from-host host-0 follows.
+	t.Run("a host that joined after the lock", func(t *testing.T) {
+		m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", reg.byTag["1.22.6"])}
+		first := Resolve(context.Background(), inputOf(m, reg, nil, observed(m, runs[:1], nil))).Decisions[0]
+		if first.New == nil || !slices.Equal(first.New.Hosts, []string{"host-0"}) {
+			t.Fatalf("pin resolve: %+v %v; want hosts [host-0]", first.New, first.Refusal)
+		}
+		old := &lock.Lock{Modules: []*lock.Module{first.New}}
+		m.RunsOn = nil
+		in := inputOf(m, reg, old, observed(m, runs, []string{"host-0"}))
+		in.Mode, in.Host = ModeFromHost, "host-0"
+		d := Resolve(context.Background(), in).Decisions[0]
+		if d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts || !strings.Contains(d.Refusal.Error(), "host-1") {
+			t.Errorf("lock --from-host host-0 after host-1 joined: new %v refusal %v; want hosts-not-read naming host-1", d.New, d.Refusal)
+		}
+	})
+	// A host read that runs nothing of the module is recorded as read: lock
+	// --from-host on the other one then proceeds.
+	t.Run("a host that runs nothing", func(t *testing.T) {
+		m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", reg.byTag["1.22.6"])}
+		seen := observed(m, runs[:1], nil)
+		m.RunsOn = append(m.RunsOn, catalogue.RunsOn{Host: "standby", Container: "svc"})
+		seen.Snapshots["standby"] = &host.Snapshot{Host: "standby"}
+		first := Resolve(context.Background(), inputOf(m, reg, nil, seen)).Decisions[0]
+		if first.New == nil || !slices.Equal(first.New.Hosts, []string{"host-0", "standby"}) {
+			t.Fatalf("pin resolve: %+v %v; want hosts [host-0 standby]", first.New, first.Refusal)
+		}
+		in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, observed(m, runs[:1], nil))
+		in.Observed.Snapshots = map[string]*host.Snapshot{"host-0": seen.Snapshots["host-0"]}
+		in.Mode, in.Host = ModeFromHost, "host-0"
+		if d := Resolve(context.Background(), in).Decisions[0]; d.New == nil {
+			t.Errorf("lock --from-host host-0 with standby recorded as running nothing: %v %v", d.Refusal, d.Err)
+		}
+		// Legacy: the same entry without its hosts line.
+		legacy := *first.New
+		legacy.Hosts = nil
+		in.Old = &lock.Lock{Modules: []*lock.Module{&legacy}}
+		if d := Resolve(context.Background(), in).Decisions[0]; d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts {
+			t.Errorf("an entry that does not say it read standby: new %v refusal %v; want hosts-not-read", d.New, d.Refusal)
+		}
+	})
 }
 
 // TestReviewJudgeTrustsStaleAllowDowngrade.

@@ -25,6 +25,7 @@ module "forge" {
   source  = "running"
   rule    = "version"
   reason  = "host mesh-1 runs 1.27.3, newer than the pin 1.22.6"
+  hosts   = ["mesh-1", "mesh-2"]
 
   observed "mesh-1" {
     container = "forgejo"

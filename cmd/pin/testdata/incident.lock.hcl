@@ -13,6 +13,7 @@ module "analytics" {
   source  = "running"
   rule    = "created"
   reason  = "mesh-1/analytics runs latest, newer than the pin sha256:29742d2d37ae (built 2026-09-17T00:00:00Z > 2026-08-20T00:00:00Z): locking the pin would be a downgrade"
+  hosts   = ["mesh-1"]
 
   observed "mesh-1" {
     container = "analytics"
@@ -39,6 +40,7 @@ module "forge" {
   source = "running"
   rule   = "version"
   reason = "mesh-1/forgejo runs 1.27.3, newer than the pin 1.22.6 (version 1.27.3 > 1.22.6): locking the pin would be a downgrade"
+  hosts  = ["mesh-1"]
 
   observed "mesh-1" {
     container = "forgejo"
@@ -62,6 +64,7 @@ module "packages" {
   source  = "running"
   rule    = "version"
   reason  = "mesh-1/packages runs 6.10.3, newer than the pin 6.10.1 (version 6.10.3 > 6.10.1): locking the pin would be a downgrade"
+  hosts   = ["mesh-1"]
 
   observed "mesh-1" {
     container = "packages"
