@@ -275,6 +275,14 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	if fromHost != "" && !hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool { return h != fromHost }) {
 		return nil
 	}
+	// Likewise for a host the entry neither read nor recorded (one that
+	// joined runs_on since it was written).
+	if fromHost != "" && hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool {
+		_, recorded := old.Recorded[h]
+		return h != fromHost && !recorded && !slices.Contains(old.Hosts, h)
+	}) {
+		return nil
+	}
 	// lock --from-host also weighs what the lock recorded of the other
 	// hosts: those containers must be clean too.
 	if fromHost != "" && !r.clean(m, r.observedBy(m, "")) {

@@ -127,6 +127,8 @@ type Entry struct {
 	RecordedTags map[string][]string
 	// Allowed: the entry records an accepted downgrade (allow_downgrade).
 	Allowed bool
+	// Hosts are the hosts the entry says were read when it was written.
+	Hosts []string
 }
 
 // lockEntries reads each lock entry, by module.
@@ -137,7 +139,7 @@ func lockEntries(b []byte) map[string]Entry {
 		return out
 	}
 	for _, m := range l.Modules {
-		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}, Allowed: m.AllowDowngrade != ""}
+		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}, Allowed: m.AllowDowngrade != "", Hosts: m.Hosts}
 		for _, ob := range m.Observed {
 			if ob.Digest != "" {
 				e.Recorded[ob.Host] = append(e.Recorded[ob.Host], ob.Digest)
