@@ -52,6 +52,10 @@ type verifier struct {
 	done   map[string]verify.Result
 	failed map[string]*verify.Failure
 	found  *Verification
+	// recorded is the signature the previous lock entry records for its
+	// digest: rechecked first, by digest (a warm cache answers it with no
+	// request).
+	recorded map[string]string
 }
 
 // newVerifier loads m's verify policy; nil when m has none.
@@ -80,8 +84,19 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	if v.src == nil {
 		return verify.Result{}, &observe.SourceError{Source: "registry of " + m.Image, Err: fmt.Errorf("verifying %s: no registry may be asked for its signatures", short(img))}
 	}
-	r, err := v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+	var r verify.Result
+	var err error
 	var f *verify.Failure
+	if sig, ok := v.recorded[img.Digest]; ok {
+		r, err = v.policy.Recheck(ctx, v.src, m.Image, img.Digest, sig)
+		if errors.As(err, &f) {
+			// The recorded signature no longer verifies (the policy
+			// changed, or it is gone): look for signatures afresh.
+			r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+		}
+	} else {
+		r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+	}
 	switch {
 	case errors.As(err, &f):
 		v.failed[img.Digest] = f
@@ -100,6 +115,9 @@ func (dc *decider) setupVerify(d *Decision) error {
 	dc.ver = v
 	if v != nil {
 		d.Verification = v.found
+		if o := dc.old; o != nil && o.Image == dc.m.Image && o.Digest != "" && o.Signature != "" {
+			v.recorded = map[string]string{o.Digest: o.Signature}
+		}
 	}
 	return nil
 }
