@@ -132,7 +132,7 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 	var f *verify.Failure
 	if errors.As(err, &f) {
 		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
-			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it with a key the verify block of module %q names, or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
+			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
 	}
 	return err
 }
@@ -243,6 +243,6 @@ func (dc *decider) noneVerified() *Refusal {
 	}
 	u := dc.ver.found.Skipped[0]
 	return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: u.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it with a key the verify block of module %q names",
+		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity)",
 			len(dc.ver.found.Skipped), short(u.Image), u.Failure.Reason, detail(u.Failure), dc.m.Name)}
 }

@@ -35,6 +35,11 @@ func SignatureTag(digest string) string {
 // verdict against the image is a *Failure (the most telling one of
 // both); any other error is the registry's (the image may be signed, it
 // could not be told).
+//
+// Cost: the .sig tag (cold a manifest GET and a blob GET per signature
+// layer; warm a HEAD); when that yields no verified signature, the
+// referrers (one GET, two without the API) and, per bundle, a manifest
+// and a blob GET by digest (cached: warm, nothing).
 func (p *Policy) Verify(ctx context.Context, src Source, repo, digest string) (Result, error) {
 	if !strings.HasPrefix(digest, "sha256:") {
 		return Result{}, fmt.Errorf("verifying %s: no digest to verify", repo)

@@ -8,6 +8,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,6 +91,17 @@ func testKeylessTagScheme(t *testing.T, host string) {
 	copied := push("copied")
 	_, ann = ss.KeylessAnnotations(t, signer, issuer, verifytest.Payload(repo, good))
 	verifytest.PushAnnotated(t, repo, copied, verifytest.Payload(repo, good), ann)
+	untimed := push("untimed") // neither a log entry nor a timestamp
+	p = verifytest.Payload(repo, untimed)
+	_, ann = ss.KeylessAnnotations(t, signer, issuer, p)
+	delete(ann, verify.RekorBundleAnnotation)
+	delete(ann, verify.TimestampAnnotation)
+	verifytest.PushAnnotated(t, repo, untimed, p, ann)
+	tsaOnly := push("tsa-only") // no log entry, an RFC 3161 timestamp
+	p = verifytest.Payload(repo, tsaOnly)
+	_, ann = ss.KeylessAnnotations(t, signer, issuer, p)
+	delete(ann, verify.RekorBundleAnnotation)
+	verifytest.PushAnnotated(t, repo, tsaOnly, p, ann)
 	keySigned := push("key-signed")
 	verifytest.SignImage(t, verifytest.NewKey(t), repo, keySigned)
 
@@ -117,9 +130,13 @@ func testKeylessTagScheme(t *testing.T, host string) {
 		{"a tampered signature", tampered, verify.BadSignature},
 		{"a signature for another digest", copied, verify.OtherDigest},
 		{"a key signature", keySigned, verify.UntrustedSigner},
+		{"no verifiable time", untimed, verify.BadSignature},
 	} {
 		_, err := pol.Verify(ctx, src, repo, tt.digest)
 		failure(t, tt.name, err, tt.want)
+	}
+	if _, err := pol.Verify(ctx, src, repo, tsaOnly); err != nil {
+		t.Errorf("a timestamp and no log entry: %v", err)
 	}
 
 	// subject_regex admits the subject it matches, and only it.
@@ -273,4 +290,37 @@ func tamperBundle(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestNewKeyless: a keyless spec loads with its trusted root; keys with an
+// identity, an incomplete identity, a missing or unreadable root, and a
+// root without certificate authorities are refused.
+func TestNewKeyless(t *testing.T) {
+	ss := verifytest.NewSigstore(t)
+	if _, err := verify.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath}); err != nil {
+		t.Errorf("a keyless spec: %v", err)
+	}
+	noCA := filepath.Join(t.TempDir(), "root.json")
+	if err := os.WriteFile(noCA, []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.json")
+	if err := os.WriteFile(garbage, []byte(`not json`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := verifytest.NewKey(t)
+	for name, spec := range map[string]verify.Spec{
+		"keys and an identity": {Keys: []string{key.Path}, Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath},
+		"no subject":           {Issuer: issuer, TrustedRoot: ss.RootPath},
+		"no issuer":            {Subject: signer, TrustedRoot: ss.RootPath},
+		"no trusted root":      {Issuer: issuer, Subject: signer},
+		"a missing root":       {Issuer: issuer, Subject: signer, TrustedRoot: "/nonexistent/root.json"},
+		"an unreadable root":   {Issuer: issuer, Subject: signer, TrustedRoot: garbage},
+		"a root without a CA":  {Issuer: issuer, Subject: signer, TrustedRoot: noCA},
+		"two subjects":         {Issuer: issuer, Subject: signer, SubjectRegex: regexp.MustCompile("x"), TrustedRoot: ss.RootPath},
+	} {
+		if _, err := verify.New(spec); err == nil {
+			t.Errorf("%s: New = nil error", name)
+		}
+	}
 }
