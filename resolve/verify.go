@@ -52,6 +52,10 @@ type verifier struct {
 	done   map[string]verify.Result
 	failed map[string]*verify.Failure
 	found  *Verification
+	// recorded is the signature the previous lock entry records for its
+	// digest: rechecked first, by digest (a warm cache answers it with no
+	// request).
+	recorded map[string]string
 }
 
 // newVerifier loads m's verify policy; nil when m has none.
@@ -80,8 +84,19 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	if v.src == nil {
 		return verify.Result{}, &observe.SourceError{Source: "registry of " + m.Image, Err: fmt.Errorf("verifying %s: no registry may be asked for its signatures", short(img))}
 	}
-	r, err := v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+	var r verify.Result
+	var err error
 	var f *verify.Failure
+	if sig, ok := v.recorded[img.Digest]; ok {
+		r, err = v.policy.Recheck(ctx, v.src, m.Image, img.Digest, sig)
+		if errors.As(err, &f) {
+			// The recorded signature no longer verifies (the policy
+			// changed, or it is gone): look for signatures afresh.
+			r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+		}
+	} else {
+		r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+	}
 	switch {
 	case errors.As(err, &f):
 		v.failed[img.Digest] = f
@@ -100,6 +115,9 @@ func (dc *decider) setupVerify(d *Decision) error {
 	dc.ver = v
 	if v != nil {
 		d.Verification = v.found
+		if o := dc.old; o != nil && o.Image == dc.m.Image && o.Digest != "" && o.Signature != "" {
+			v.recorded = map[string]string{o.Digest: o.Signature}
+		}
 	}
 	return nil
 }
@@ -114,7 +132,7 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 	var f *verify.Failure
 	if errors.As(err, &f) {
 		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
-			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it with a key the verify block of module %q names, or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
+			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
 	}
 	return err
 }
@@ -225,6 +243,6 @@ func (dc *decider) noneVerified() *Refusal {
 	}
 	u := dc.ver.found.Skipped[0]
 	return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: u.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it with a key the verify block of module %q names",
+		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity)",
 			len(dc.ver.found.Skipped), short(u.Image), u.Failure.Reason, detail(u.Failure), dc.m.Name)}
 }

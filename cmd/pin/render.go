@@ -57,6 +57,10 @@ type imageOutput struct {
 	Reason         string            `json:"reason,omitempty"`
 	AllowDowngrade string            `json:"allow_downgrade,omitempty"`
 	Restore        string            `json:"restore,omitempty"`
+	// Verified, Signer and Signature are the lock's verification lines.
+	Verified  string `json:"verified,omitempty"`
+	Signer    string `json:"signer,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 type observationOutput struct {
@@ -87,7 +91,8 @@ func lockImage(m *lock.Module) *imageOutput {
 		return nil
 	}
 	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
-		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore}
+		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
+		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature}
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/lock"
 )
@@ -19,7 +21,9 @@ func newVerifyCmd(g *globalOptions, s streams) *cobra.Command {
 signature the entry records: the signature manifest is read by the digest
 the lock names (so a tag re-pushed since changes nothing, and a warm cache
 answers without a request; --offline reads the cache only), and must verify
-the locked digest with a configured key, the key the lock names.
+the locked digest under the module's verify block (a configured key, or the
+keyless identity against the trusted root) as the signer the lock names.
+It reads the catalogue, the lock and registries; no host is asked.
 
 It prints one line per entry and exits 1 when any entry fails (unsigned,
 untrusted signer, bad signature, signature for another digest, or an entry
@@ -33,8 +37,13 @@ could not be reached.`,
 }
 
 func runVerify(ctx context.Context, g *globalOptions, s streams) error {
-	in, err := load(ctx, g, s, "", nil)
-	if err != nil {
+	// A lock is re-checked against registries only: no host is asked.
+	cat, warnings, old, oldBytes, err := source.LoadFiles(g.Catalogue, g.Lock)
+	var in *source.Inputs
+	if err == nil {
+		in = &source.Inputs{Catalogue: cat, Lock: old, LockBytes: oldBytes, Registries: source.NewRegistries(cat, g.sourceOptions())}
+	}
+	if err := loadError(s, in, warnings, err); err != nil {
 		return err
 	}
 	defer requestSummary(g, s, in.Registries)
@@ -45,7 +54,7 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 			continue
 		}
 		checked++
-		msg, err := verifyEntry(ctx, in.Registries.For(e.Image), m.Verify.Keys, e)
+		msg, err := verifyEntry(ctx, in.Registries.For(e.Image), m.Verify, e)
 		var f *verify.Failure
 		switch {
 		case errors.As(err, &f):
@@ -66,8 +75,9 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	return nil
 }
 
-// verifyEntry re-checks one entry from the signature it records.
-func verifyEntry(ctx context.Context, reg any, keys []string, e *lock.Module) (string, error) {
+// verifyEntry re-checks one entry from the signature it records, with the
+// module's verify block v (keys, or a keyless identity and trusted root).
+func verifyEntry(ctx context.Context, reg any, v *catalogue.Verify, e *lock.Module) (string, error) {
 	if e.Signature == "" || e.Verified == "" {
 		return "", &verify.Failure{Digest: e.Digest, Reason: verify.Unsigned, Detail: "the lock records no verified signature for this entry (an unverified floor)"}
 	}
@@ -75,13 +85,16 @@ func verifyEntry(ctx context.Context, reg any, keys []string, e *lock.Module) (s
 	if !ok {
 		return "", errors.New("the registry cannot be asked for signatures")
 	}
-	p, err := verify.New(verify.Spec{Keys: keys})
+	p, err := verify.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject, SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot})
 	if err != nil {
 		return "", err
 	}
 	r, err := p.Recheck(ctx, src, e.Image, e.Digest, e.Signature)
 	if err != nil {
 		return "", err
+	}
+	if r.Method != e.Verified {
+		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records %s, the signature verifies as %s", e.Verified, r.Method)}
 	}
 	if r.Signer != e.Signer {
 		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records signer %s, the signature verifies with %s", e.Signer, r.Signer)}

@@ -74,3 +74,30 @@ module "none" {
 		}
 	}
 }
+
+// TestVerifyKeylessBlock: a keyless identity is read whole, its trusted
+// root taken from the catalogue's folder, and inherited from a registry.
+func TestVerifyKeylessBlock(t *testing.T) {
+	src := `
+registry "ghcr.io" {
+  verify {
+    issuer        = "https://token.actions.githubusercontent.com"
+    subject_regex = "^https://github.com/example/.*$"
+    trusted_root  = "sigstore/trusted_root.json"
+  }
+}
+module "web" {
+  image  = "ghcr.io/example/web"
+  policy = "track-upstream"
+}
+`
+	c, diags := Parse(Source{Filename: filepath.Join("/cat", "catalogue.hcl"), Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	v := c.Module("web").Verify
+	if v == nil || v.Issuer != "https://token.actions.githubusercontent.com" || v.SubjectRegex == nil || !v.SubjectRegex.MatchString("https://github.com/example/web/.github/workflows/release.yml@refs/tags/v1") ||
+		v.Subject != "" || v.TrustedRoot != "/cat/sigstore/trusted_root.json" || len(v.Keys) != 0 {
+		t.Errorf("web: %+v", v)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
 
 	"github.com/pin-tool/pin/internal/image"
@@ -28,26 +29,56 @@ func SignatureTag(digest string) string {
 	return strings.Replace(digest, ":", "-", 1) + ".sig"
 }
 
-// Verify checks the signatures of repo@digest. A verdict against the image
-// is a *Failure; any other error is the registry's (the image may be
-// signed, it could not be told).
+// Verify checks the signatures of repo@digest: first under cosign's tag
+// scheme, then, when that finds none that verifies and src lists
+// referrers, the Sigstore bundles that refer to digest (OCI 1.1). A
+// verdict against the image is a *Failure (the most telling one of
+// both); any other error is the registry's (the image may be signed, it
+// could not be told).
+//
+// Cost: the .sig tag (cold a manifest GET and a blob GET per signature
+// layer; warm a HEAD); when that yields no verified signature, the
+// referrers (one GET, two without the API) and, per bundle, a manifest
+// and a blob GET by digest (cached: warm, nothing).
 func (p *Policy) Verify(ctx context.Context, src Source, repo, digest string) (Result, error) {
 	if !strings.HasPrefix(digest, "sha256:") {
 		return Result{}, fmt.Errorf("verifying %s: no digest to verify", repo)
 	}
+	var tagFail *Failure
 	raw, sigDigest, err := src.Manifest(ctx, repo, SignatureTag(digest))
-	if errors.Is(err, image.ErrNotFound) {
-		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "no signature under " + SignatureTag(digest)}
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, image.ErrNotFound):
+		tagFail = &Failure{Digest: digest, Reason: Unsigned, Detail: "no signature under " + SignatureTag(digest)}
+	case err != nil:
 		return Result{}, fmt.Errorf("signatures of %s@%s: %w", repo, shortDigest(digest), err)
+	default:
+		r, err := p.check(ctx, src, repo, digest, raw, sigDigest)
+		if !errors.As(err, &tagFail) {
+			return r, err
+		}
 	}
-	return p.check(ctx, src, repo, digest, raw, sigDigest)
+	rs, ok := src.(ReferrerSource)
+	if !ok {
+		return Result{}, tagFail
+	}
+	r, err := p.referrers(ctx, rs, repo, digest)
+	var refFail *Failure
+	if !errors.As(err, &refFail) {
+		return r, err
+	}
+	if rank(refFail.Reason) > rank(tagFail.Reason) {
+		return Result{}, refFail
+	}
+	if tagFail.Reason == Unsigned && refFail.Reason == Unsigned {
+		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: tagFail.Detail + ", none as a referrer"}
+	}
+	return Result{}, tagFail
 }
 
 // Recheck verifies repo@digest again from the signature manifest a lock
 // recorded (sigDigest): by digest, so a warm cache answers it without a
-// request, and a tag re-pushed since changes nothing.
+// request, and a tag re-pushed since changes nothing. The manifest is the
+// tag scheme's or a referrer holding a Sigstore bundle.
 func (p *Policy) Recheck(ctx context.Context, src Source, repo, digest, sigDigest string) (Result, error) {
 	if sigDigest == "" {
 		return p.Verify(ctx, src, repo, digest)
@@ -59,11 +90,15 @@ func (p *Policy) Recheck(ctx context.Context, src Source, repo, digest, sigDiges
 	if err != nil {
 		return Result{}, fmt.Errorf("signature %s of %s: %w", shortDigest(sigDigest), repo, err)
 	}
+	if m, err := v1.ParseManifest(bytes.NewReader(raw)); err == nil && isBundleManifest(m) {
+		return p.checkBundle(ctx, src, repo, digest, m, got)
+	}
 	return p.check(ctx, src, repo, digest, raw, got)
 }
 
 // check weighs every signature layer of a signature manifest: one that a
-// configured key verifies and that names digest wins; else the most
+// configured key (or the keyless identity, against the trusted root)
+// verifies and that names digest wins; else the most
 // telling failure (another digest, then an untrusted signer, then a
 // malformed signature).
 func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw []byte, sigDigest string) (Result, error) {
@@ -95,14 +130,29 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 		if err != nil {
 			return Result{}, fmt.Errorf("signed payload of %s: %w", repo, err)
 		}
-		k, ok := p.verifies(sig, body)
-		if !ok {
-			if !p.wellFormed(sig) {
-				note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signature is malformed"})
-			} else {
-				note(&Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): signed by another key, or altered since", len(p.keys))})
+		method, signer, who := MethodCosignKey, "", ""
+		if p.keyless != nil {
+			e, f := tagLayer(digest, l.Annotations, sig, body)
+			if f == nil {
+				method = MethodCosignKeyless
+				signer, f = p.keyless.verify(digest, e, sgverify.WithArtifact(bytes.NewReader(body)))
+				who = signer
 			}
-			continue
+			if f != nil {
+				note(f)
+				continue
+			}
+		} else {
+			k, ok := p.verifies(sig, body)
+			if !ok {
+				if !p.wellFormed(sig) {
+					note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signature is malformed"})
+				} else {
+					note(&Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): signed by another key, or altered since", len(p.keys))})
+				}
+				continue
+			}
+			signer, who = k.fingerprint, k.path
 		}
 		var sci payload.SimpleContainerImage
 		if err := json.Unmarshal(body, &sci); err != nil || sci.Critical.Type != payload.CosignSignatureType {
@@ -110,10 +160,10 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 			continue
 		}
 		if got := sci.Critical.Image.DockerManifestDigest; got != digest {
-			note(&Failure{Digest: digest, Reason: OtherDigest, Detail: "signed by " + k.path + " for " + shortDigest(got)})
+			note(&Failure{Digest: digest, Reason: OtherDigest, Detail: "signed by " + who + " for " + shortDigest(got)})
 			continue
 		}
-		return Result{Method: MethodCosignKey, Signer: k.fingerprint, Signature: sigDigest}, nil
+		return Result{Method: method, Signer: signer, Signature: sigDigest}, nil
 	}
 	if worst == nil {
 		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "signature manifest " + shortDigest(sigDigest) + " holds no cosign signature"}

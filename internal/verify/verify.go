@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"time"
 
+	"github.com/sigstore/sigstore-go/pkg/root"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 )
@@ -22,6 +25,18 @@ type Source interface {
 	Manifest(ctx context.Context, repo, ref string) ([]byte, string, error)
 	// Blob returns the blob of digest, checked against it.
 	Blob(ctx context.Context, repo, digest string) ([]byte, error)
+}
+
+// ReferrerSource is a Source that also lists OCI 1.1 referrers. A Source
+// that is not one is asked for the tag scheme only.
+type ReferrerSource interface {
+	Source
+	// Referrers returns the image index listing the manifests whose
+	// subject is repo@digest: the referrers API's answer, or, where the
+	// registry has none, the index under the fallback tag
+	// "sha256-<hex>"; an empty index (or an error wrapping
+	// image.ErrNotFound) when there are none.
+	Referrers(ctx context.Context, repo, digest string) ([]byte, error)
 }
 
 // Spec is a verify policy as the catalogue states it: key files, or a
@@ -40,24 +55,39 @@ type Spec struct {
 const (
 	// MethodCosignKey: a cosign signature verified with a public key.
 	MethodCosignKey = "cosign-key"
+	// MethodCosignKeyless: a cosign signature made with a short-lived
+	// certificate, verified against a Sigstore trusted root and an
+	// identity (issuer and subject).
+	MethodCosignKeyless = "cosign-keyless"
 )
 
-// Policy is a loaded Spec: keys read and parsed.
+// Policy is a loaded Spec: keys read and parsed, or a trusted root and an
+// identity.
 type Policy struct {
-	keys []key
+	keys    []key
+	keyless *keyless
 }
 
 type key struct {
 	path        string
 	fingerprint string
 	verifier    signature.Verifier
+	// bundles verifies Sigstore bundles signed with this key.
+	bundles *sgverify.Verifier
 }
 
-// New loads spec's keys. A keyless spec is refused: this build verifies
-// key-based signatures only.
+// New loads spec's keys, or its trusted root and identity. A spec that
+// names both, or neither, is refused.
 func New(spec Spec) (*Policy, error) {
 	if spec.Issuer != "" || spec.Subject != "" || spec.SubjectRegex != nil || spec.TrustedRoot != "" {
-		return nil, errors.New("keyless verification (issuer, subject, trusted_root) is not supported yet: verify with keys = [\"cosign.pub\"]")
+		if len(spec.Keys) > 0 {
+			return nil, errors.New("verify names keys and a keyless identity: keep one")
+		}
+		kl, err := newKeyless(spec)
+		if err != nil {
+			return nil, err
+		}
+		return &Policy{keyless: kl}, nil
 	}
 	if len(spec.Keys) == 0 {
 		return nil, errors.New("verify names no key: write keys = [\"cosign.pub\"]")
@@ -90,7 +120,16 @@ func parseKey(path string, pemBytes []byte) (key, error) {
 	if err != nil {
 		return key{}, fmt.Errorf("verify key %s: %w", path, err)
 	}
-	return key{path: path, fingerprint: fp, verifier: v}, nil
+	// A bundle names its key by a hint only: the key is the one asked
+	// about whatever the hint, and it has no validity period.
+	material := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+		return root.NewExpiringKey(v, time.Time{}, time.Time{}), nil
+	})
+	bv, err := sgverify.NewVerifier(material, sgverify.WithNoObserverTimestamps())
+	if err != nil {
+		return key{}, fmt.Errorf("verify key %s: %w", path, err)
+	}
+	return key{path: path, fingerprint: fp, verifier: v, bundles: bv}, nil
 }
 
 // Fingerprint is how a lock names a key: "sha256:" and the hex SHA-256 of
@@ -106,11 +145,13 @@ func Fingerprint(pub crypto.PublicKey) (string, error) {
 
 // Result is how an image was verified, as a lock records it.
 type Result struct {
-	// Method is MethodCosignKey.
+	// Method is MethodCosignKey or MethodCosignKeyless.
 	Method string
-	// Signer is the fingerprint of the key that verified.
+	// Signer is the fingerprint of the key that verified, or the
+	// certificate's identity: its issuer, a space and its subject.
 	Signer string
-	// Signature is the digest of the signature manifest.
+	// Signature is the digest of the signature manifest: the tag
+	// scheme's, or the referrer's that holds a Sigstore bundle.
 	Signature string
 }
 

@@ -1,6 +1,9 @@
 // Package verifytest signs test images as cosign does, for tests of
 // signature verification: generated keys, the simple-signing payload, and
-// the tag-scheme signature manifest pushed with go-containerregistry.
+// the tag-scheme signature manifest pushed with go-containerregistry;
+// keyless signatures from a generated test Sigstore (sigstore-go's
+// VirtualSigstore) and its trusted_root.json; Sigstore bundles attached as
+// OCI 1.1 referrers.
 package verifytest
 
 import (
@@ -79,10 +82,15 @@ func Sign(t testing.TB, k Key, payload []byte) []byte {
 // under repo:sha256-<hex>.sig. It returns the manifest's digest.
 func PushSignature(t testing.TB, repo, digest string, payload, sig []byte) string {
 	t.Helper()
+	return pushSig(t, repo, digest, payload, map[string]string{verify.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)})
+}
+
+func pushSig(t testing.TB, repo, digest string, payload []byte, ann map[string]string) string {
+	t.Helper()
 	layer := static.NewLayer(payload, "application/vnd.dev.cosign.simplesigning.v1+json")
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	img, err := mutate.Append(img, mutate.Addendum{Layer: layer, Annotations: map[string]string{verify.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)}})
+	img, err := mutate.Append(img, mutate.Addendum{Layer: layer, Annotations: ann})
 	if err != nil {
 		t.Fatal(err)
 	}

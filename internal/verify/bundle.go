@@ -1,0 +1,205 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/pin-tool/pin/internal/image"
+)
+
+// Sigstore bundles as cosign attaches them to an image (OCI 1.1): a
+// manifest whose artifactType is the bundle's media type, whose one layer
+// is the bundle (JSON), and whose subject is the image.
+const (
+	// BundleMediaType is the artifact and layer media type of a referrer
+	// that holds a Sigstore bundle (v0.3; v0.1 and v0.2 are read too).
+	BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	// SignPredicate is the in-toto predicate type of an image signature
+	// in a bundle (cosign sign with the bundle format): a DSSE envelope
+	// around an in-toto statement whose subject is the image's digest.
+	// A bundle with another predicate is an attestation, not a
+	// signature, and does not count.
+	SignPredicate = "https://sigstore.dev/cosign/sign/v1"
+	// emptyMediaType is the media type of the empty config an artifact
+	// manifest names.
+	emptyMediaType = "application/vnd.oci.empty.v1+json"
+	// maxBundles bounds the bundles read per image.
+	maxBundles = 8
+)
+
+func isBundleType(t string) bool {
+	return strings.HasPrefix(t, "application/vnd.dev.sigstore.bundle")
+}
+
+func isBundleManifest(m *v1.Manifest) bool {
+	if isBundleType(m.ArtifactType) {
+		return true
+	}
+	return len(m.Layers) == 1 && isBundleType(string(m.Layers[0].MediaType))
+}
+
+// referrers weighs the Sigstore bundles that refer to repo@digest, in
+// digest order, at most maxBundles of them: one that verifies wins, else
+// the most telling failure.
+func (p *Policy) referrers(ctx context.Context, src ReferrerSource, repo, digest string) (Result, error) {
+	none := &Failure{Digest: digest, Reason: Unsigned, Detail: "no Sigstore bundle refers to it"}
+	raw, err := src.Referrers(ctx, repo, digest)
+	if errors.Is(err, image.ErrNotFound) {
+		return Result{}, none
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("referrers of %s@%s: %w", repo, shortDigest(digest), err)
+	}
+	idx, err := v1.ParseIndexManifest(bytes.NewReader(raw))
+	if err != nil {
+		return Result{}, fmt.Errorf("referrers of %s@%s: not an image index: %w", repo, shortDigest(digest), err)
+	}
+	// A registry that fills artifactType from the config's media type
+	// (as go-containerregistry's in-memory one does) names a bundle by the
+	// empty config's: such a referrer is read, and weighed if it holds a
+	// bundle.
+	descs := slices.DeleteFunc(slices.Clone(idx.Manifests), func(d v1.Descriptor) bool {
+		return !isBundleType(d.ArtifactType) && d.ArtifactType != emptyMediaType
+	})
+	slices.SortFunc(descs, func(a, b v1.Descriptor) int { return strings.Compare(a.Digest.String(), b.Digest.String()) })
+	if len(descs) > maxBundles {
+		descs = descs[:maxBundles]
+	}
+	var worst *Failure
+	for _, d := range descs {
+		mraw, got, err := src.Manifest(ctx, repo, d.Digest.String())
+		if errors.Is(err, image.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("referrer %s of %s: %w", shortDigest(d.Digest.String()), repo, err)
+		}
+		m, err := v1.ParseManifest(bytes.NewReader(mraw))
+		if err != nil || !isBundleManifest(m) {
+			continue
+		}
+		r, err := p.checkBundle(ctx, src, repo, digest, m, got)
+		var f *Failure
+		if !errors.As(err, &f) {
+			return r, err
+		}
+		if worst == nil || rank(f.Reason) > rank(worst.Reason) {
+			worst = f
+		}
+	}
+	if worst == nil {
+		return Result{}, none
+	}
+	return Result{}, worst
+}
+
+// statement is what pin reads of an in-toto statement before verifying
+// it: its predicate type and its subjects' digests.
+type statement struct {
+	PredicateType string `json:"predicateType"`
+	Subject       []struct {
+		Digest map[string]string `json:"digest"`
+	} `json:"subject"`
+}
+
+// checkBundle verifies the referrer m (digest sigDigest) as a signature
+// of digest: its bundle must hold a DSSE envelope around an in-toto
+// statement of predicate SignPredicate whose subject is digest, signed by
+// a configured key or by the keyless identity (checked by sigstore-go,
+// which also checks the subject against digest).
+func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest string, m *v1.Manifest, sigDigest string) (Result, error) {
+	fail := func(r Reason, detail string) (Result, error) {
+		return Result{}, &Failure{Digest: digest, Reason: r, Detail: "referrer " + shortDigest(sigDigest) + ": " + detail}
+	}
+	var layer *v1.Descriptor
+	for i := range m.Layers {
+		if isBundleType(string(m.Layers[i].MediaType)) {
+			layer = &m.Layers[i]
+			break
+		}
+	}
+	if layer == nil {
+		return fail(Unsigned, "holds no Sigstore bundle")
+	}
+	body, err := src.Blob(ctx, repo, layer.Digest.String())
+	if errors.Is(err, image.ErrNotFound) {
+		return fail(BadSignature, "its bundle "+shortDigest(layer.Digest.String())+" is missing")
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("bundle of %s: %w", repo, err)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(body); err != nil {
+		return fail(BadSignature, "not a valid Sigstore bundle: "+err.Error())
+	}
+	env, err := b.Envelope()
+	if err != nil || env == nil {
+		return fail(Unsigned, "a message signature, which names no image: not an image signature")
+	}
+	var st statement
+	payloadBytes, err := env.RawEnvelope().DecodeB64Payload()
+	if err != nil || json.Unmarshal(payloadBytes, &st) != nil {
+		return fail(BadSignature, "its envelope does not hold an in-toto statement")
+	}
+	if st.PredicateType != SignPredicate {
+		return fail(Unsigned, fmt.Sprintf("an attestation (%s), not a signature", st.PredicateType))
+	}
+	method, signer, f := p.verifyBundle(digest, &b, artifactDigest(digest))
+	if f == nil {
+		return Result{Method: method, Signer: signer, Signature: sigDigest}, nil
+	}
+	// A statement about another image: say so when it otherwise verifies.
+	for _, s := range st.Subject {
+		other := "sha256:" + s.Digest["sha256"]
+		if other == digest || s.Digest["sha256"] == "" {
+			continue
+		}
+		if _, who, f2 := p.verifyBundle(digest, &b, artifactDigest(other)); f2 == nil {
+			return fail(OtherDigest, "signed by "+who+" for "+shortDigest(other))
+		}
+	}
+	f.Detail = "referrer " + shortDigest(sigDigest) + ": " + f.Detail
+	return Result{}, f
+}
+
+func artifactDigest(digest string) sgverify.ArtifactPolicyOption {
+	b, _ := hex.DecodeString(strings.TrimPrefix(digest, "sha256:"))
+	return sgverify.WithArtifactDigest("sha256", b)
+}
+
+// verifyBundle verifies b with the policy's keyless identity or keys.
+func (p *Policy) verifyBundle(digest string, b *bundle.Bundle, artifact sgverify.ArtifactPolicyOption) (method, signer string, f *Failure) {
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return "", "", &Failure{Digest: digest, Reason: BadSignature, Detail: err.Error()}
+	}
+	if p.keyless != nil {
+		if vc.Certificate() == nil {
+			return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed with a key, not a certificate: the verify block names a keyless identity"}
+		}
+		signer, f := p.keyless.verify(digest, b, artifact)
+		return MethodCosignKeyless, signer, f
+	}
+	if vc.Certificate() != nil {
+		return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed with a certificate (keyless): the verify block names keys"}
+	}
+	var last error
+	for _, k := range p.keys {
+		_, err := k.bundles.Verify(b, sgverify.NewPolicy(artifact, sgverify.WithKey()))
+		if err == nil {
+			return MethodCosignKey, k.fingerprint, nil
+		}
+		last = err
+	}
+	return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): %v", len(p.keys), last)}
+}
