@@ -171,7 +171,7 @@ func ownDate(img image.Image, t time.Time) bool {
 
 // unreadDetail says why an order by a lock entry's lines alone is unknown.
 func unreadDetail(e *lock.Module, by order.Result) string {
-	return fmt.Sprintf("the locked %s is newer only by the lock's lines (%s): the registry does not serve its digest (or, offline, nothing holds it), so what the deploy would pull cannot be read", withDigest(e.Tag, claimedImage(e)), by.Detail)
+	return fmt.Sprintf("the registry does not serve the locked digest of %s (or, offline, nothing holds it), so what the deploy would pull cannot be read; by the lock's lines alone: %s", withDigest(e.Tag, claimedImage(e)), by.Detail)
 }
 
 func platformsText(p map[string]string) string {

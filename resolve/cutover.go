@@ -78,9 +78,9 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 				// The build of the container's own platform is what the
 				// deploy pulls there.
 				cut.Order = tags.compare(ctx, *lockedImg, o.Image, readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
-				if cut.Order.Cmp == order.Newer && !lockedRead {
-					// Newer by the entry's lines alone: the deploy would
-					// pull a digest nobody could read.
+				if (cut.Order.Cmp == order.Newer || cut.Order.Cmp == order.Unknown) && !lockedRead {
+					// Not older by the entry's lines alone: the deploy
+					// would pull a digest nobody could read.
 					cut.Order = order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: unreadDetail(locked, cut.Order)}
 				}
 				switch cut.Order.Cmp {

@@ -167,6 +167,9 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
+		if f.Kind == FloorLocked && f.Unread {
+			return nil, dc.unreadLock(f)
+		}
 		if spent {
 			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade the previous lock records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
 				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, f.Where(), dc.label(chosen))
@@ -347,8 +350,8 @@ func (dc *decider) unreadLock(f Floor) *Refusal {
 	}
 	return &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
 		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone},
-		fix: fmt.Sprintf("the previous lock%s names %s, newer by its lines than anything else, but %s does not serve that digest (or, offline, nothing holds it): pin keeps nothing it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write allow_downgrade = \"<why>\" in module %q",
-			where, dc.label(f.Image), dc.m.Image, dc.m.Image, dc.m.Name)}
+		fix: fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, but %s does not serve that digest (or, offline, nothing holds it): its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write allow_downgrade = \"<why>\" in module %q",
+			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image, dc.m.Image, dc.m.Name)}
 }
 
 // allAtLeast reports whether img is at or above every floor.

@@ -259,3 +259,70 @@ func TestMalformedSnapshotIsBadInput(t *testing.T) {
 		t.Error("the lock changed")
 	}
 }
+
+// A lock entry whose digest the registry (here the mirror) does not serve,
+// with lines newer than what runs: its lines hold the floor up, but resolve
+// will not keep what it cannot read, and plan calls the cutover unknown,
+// not an upgrade. The lock stays byte-identical.
+func TestUnservedLockEntry(t *testing.T) {
+	dir := incidentLocked(t)
+	gone := "sha256:" + strings.Repeat("d", 64)
+	editFile(t, filepath.Join(dir, "pin.lock.hcl"), func(s string) string {
+		s = strings.Replace(s, `  tag     = "1.27.3"
+  tags    = ["1.27.3"]
+  digest  = "`+forge1273+`"`, `  tag     = "1.28.0"
+  tags    = ["1.28.0"]
+  digest  = "`+gone+`"`, 1)
+		return strings.Replace(s, `  version = "1.27.3"`, `  version = "1.28.0"`, 1)
+	})
+	edited := readLock(t, dir)
+	if !strings.Contains(edited, gone) {
+		t.Fatal("the edit did not take")
+	}
+	// (The pin is refused first: older than what runs.)
+	r := pin(t, dir, "resolve")
+	if r.code != 1 || !strings.Contains(r.stderr, "refus") {
+		t.Errorf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, `pin     = "1.22.6@`+forge1226+`"`, `pin     = "1.27.3@`+forge1273+`"`, 1)
+	})
+	r = pin(t, dir, "resolve")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not serve that digest") {
+		t.Errorf("resolve with the pin at what runs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, dir, "plan", "mesh-1")
+	if r.code == 0 || strings.Contains(r.stdout, "UPGRADE") || !strings.Contains(r.stdout+r.stderr, "does not serve the locked digest") {
+		t.Errorf("plan: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readLock(t, dir) != edited {
+		t.Error("a refused run rewrote the lock")
+	}
+}
+
+// A host added to a module's runs_on after the lock was written: lock
+// --from-host on the old host cannot know its floor, and refuses.
+func TestFromHostRefusesAJoinedHost(t *testing.T) {
+	dir := incidentLocked(t)
+	writeFile(t, filepath.Join(dir, "mesh-2.json"), `{"schema": 1, "host": "mesh-2", "image_store": "classic", "containers": [], "images": []}`)
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		s = strings.Replace(s, `  runs_on "mesh-1" { container = "forgejo" }`, `  runs_on "mesh-1" { container = "forgejo" }
+  runs_on "mesh-2" { container = "forgejo" }`, 1)
+		return s + "\nhost \"mesh-2\" {\n  snapshot = \"mesh-2.json\"\n}\n"
+	})
+	before := readLock(t, dir)
+	r := pin(t, dir, "lock", "--from-host", "mesh-1")
+	if r.code != 1 || !strings.Contains(r.stderr, "mesh-2") || !strings.Contains(r.stderr, "host added to runs_on since") {
+		t.Errorf("lock --from-host mesh-1 with mesh-2 never read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readLock(t, dir) != before {
+		t.Error("a refused run rewrote the lock")
+	}
+	// pin resolve reads mesh-2 (it runs nothing), and records it.
+	if r := pin(t, dir, "resolve"); r.code != 0 || !strings.Contains(readLock(t, dir), `hosts  = ["mesh-1", "mesh-2"]`) {
+		t.Fatalf("resolve: exit %d\n%s\n%s", r.code, r.stderr, readLock(t, dir))
+	}
+	if r := pin(t, dir, "lock", "--from-host", "mesh-1"); r.code != 0 {
+		t.Errorf("lock --from-host mesh-1 once mesh-2 is recorded: exit %d\n%s", r.code, r.stderr)
+	}
+}
