@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +51,49 @@ type Host struct {
 
 	// wrap, when set, wraps the HTTP transport: tests count requests.
 	wrap func(http.RoundTripper) http.RoundTripper
+	// reuse, when set (Reusing), keeps the client between reads.
+	reuse *clientCache
+}
+
+// clientCache is one client, built on first use and kept.
+type clientCache struct {
+	mu  sync.Mutex
+	cfg *rest.Config
+	ns  string
+	cs  kubernetes.Interface
+}
+
+// Reusing returns h with its client kept between reads: the kubeconfig is
+// read and the connection to the API server set up once, not per Observe.
+// A long-running command (pin admit) reads its hosts on every request.
+// Copies of the result share the client.
+func Reusing(h Host) Host {
+	h.reuse = &clientCache{}
+	return h
+}
+
+// client returns the client config, namespace and client set: the kept
+// ones when h reuses them, else new ones.
+func (h Host) client() (*rest.Config, string, kubernetes.Interface, error) {
+	if h.reuse != nil {
+		h.reuse.mu.Lock()
+		defer h.reuse.mu.Unlock()
+		if h.reuse.cs != nil {
+			return h.reuse.cfg, h.reuse.ns, h.reuse.cs, nil
+		}
+	}
+	cfg, ns, err := h.config()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return cfg, ns, nil, err
+	}
+	if h.reuse != nil {
+		h.reuse.cfg, h.reuse.ns, h.reuse.cs = cfg, ns, cs
+	}
+	return cfg, ns, cs, nil
 }
 
 // Observe lists the namespace's pods, the owners that name their workload
@@ -57,20 +101,19 @@ type Host struct {
 // by one), and its Deployments and StatefulSets (for those scaled to
 // zero), and returns their containers and images.
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
-	cfg, ns, err := h.config()
-	if err != nil {
+	cfg, ns, cs, err := h.client()
+	if cfg == nil {
 		return nil, fmt.Errorf("host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
 	}
 	fail := func(what string, err error) error {
 		return fmt.Errorf("host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, forbidden(err))
 	}
+	if err != nil {
+		return nil, fail("configuring the client", err)
+	}
 	sel, err := labels.Parse(h.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("host %s: selector %q: %w", h.Name, h.Selector, err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fail("configuring the client", err)
 	}
 	r := reader{cs: cs, ns: ns, timeout: cmp.Or(h.Timeout, DefaultTimeout)}
 

@@ -118,6 +118,42 @@ func TestObserveSelector(t *testing.T) {
 	}
 }
 
+// TestReusing: a host made with Reusing reads its kubeconfig and sets up
+// its client once (pin admit reads its hosts on every request): with the
+// kubeconfig gone after the first read, it still reads; one made without
+// it does not.
+func TestReusing(t *testing.T) {
+	t.Parallel()
+	k := newCluster(t)
+	ns := k.namespace(t)
+	k.pod(t, ns, "web-1", nil, nil, status("web", repo+":1", repo+"@"+digestA, running()))
+	src, err := os.ReadFile(k.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kept := Reusing(Host{Name: "prod", Kubeconfig: path, Namespace: ns})
+	fresh := Host{Name: "prod", Kubeconfig: path, Namespace: ns}
+	for _, h := range []Host{kept, fresh} {
+		if _, err := h.Observe(context.Background()); err != nil {
+			t.Fatalf("first read: %v", err)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	copied := kept
+	if snap, err := copied.Observe(context.Background()); err != nil || len(snap.Containers) != 1 {
+		t.Errorf("a reusing host, its kubeconfig gone: %v %v", snap, err)
+	}
+	if _, err := fresh.Observe(context.Background()); err == nil {
+		t.Error("a host without Reusing read without its kubeconfig: the test proves nothing")
+	}
+}
+
 // TestObserveStates: the state word of each kubelet report.
 func TestObserveStates(t *testing.T) {
 	t.Parallel()
