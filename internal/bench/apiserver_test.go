@@ -97,8 +97,9 @@ module "forge" {
 	if out := serveAdmit(s, body); !strings.Contains(out, `"allowed":true`) {
 		b.Fatalf("not allowed: %s", out)
 	}
-	// An older image is refused: the replicas were read.
-	if out := serveAdmit(s, f.reviewTo("0.1.0")); !strings.Contains(out, "older than what prod/forgejo-6d9f-0/forgejo runs") {
+	// An image the registry does not hold is refused: the replicas were
+	// read (what they run is named).
+	if out := serveAdmit(s, f.reviewTo("0.1.0")); !strings.Contains(out, `"allowed":false`) || !strings.Contains(out, "prod/deployment/forgejo/forgejo runs") {
 		b.Fatalf("0.1.0 over 1.27.3: %s", out)
 	}
 	measure(b, func(int) string { return serveAdmit(s, body) })

@@ -280,6 +280,11 @@ func (h Host) config() (*rest.Config, string, error) {
 	// thousands of pods; every API server since 1.3 speaks it.
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	// No client-side throttling (a negative QPS): a read is a handful of
+	// list requests, and a kept client (Reusing) would otherwise hold a
+	// busy webhook to client-go's default of 5 requests a second across
+	// reads. The API server's priority and fairness limits what it must.
+	cfg.QPS = -1
 	if h.wrap != nil {
 		cfg.Wrap(h.wrap)
 	}
