@@ -61,6 +61,8 @@ type imageOutput struct {
 	Verified  string `json:"verified,omitempty"`
 	Signer    string `json:"signer,omitempty"`
 	Signature string `json:"signature,omitempty"`
+	// Hosts are the runs_on hosts the entry was held against.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 type observationOutput struct {
@@ -92,7 +94,7 @@ func lockImage(m *lock.Module) *imageOutput {
 	}
 	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
 		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
-		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature}
+		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature, Hosts: m.Hosts}
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {
