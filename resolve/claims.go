@@ -10,6 +10,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/order"
 )
 
@@ -22,7 +23,8 @@ import (
 // the content can, so a claim that takes part in an order is believed
 // only when a source vouches for it: the registry named this digest when
 // asked for the tag (a candidate fetched by tag, or a check by HEAD here),
-// or a host reported the container running it under that tag.
+// or a host reported the container running it under that tag (started
+// from the tag, not from "repo:tag@digest", which is pulled by digest).
 //
 // A claim made for an image pin is asked to choose (the catalogue's pin,
 // an admission request's image) matters only where it wins: one that says
@@ -59,6 +61,17 @@ func (c *claims) vouch(img image.Image) {
 	for _, id := range []string{img.Digest, img.ImageID} {
 		if id != "" {
 			c.vouched[img.Tag+"@"+id] = true
+		}
+	}
+}
+
+// vouchHosts vouches for the tags hosts resolved: those of containers
+// started from a tag, not from "repo:tag@digest" (pulled by digest, whose
+// tag is the deployer's word).
+func (c *claims) vouchHosts(obs []observe.Observation) {
+	for _, o := range obs {
+		if !o.TagClaimed {
+			c.vouch(o.Image)
 		}
 	}
 }

@@ -59,9 +59,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		lockedRead := false
 		memo := map[string]image.Image{}
 		tags := newClaims(reg, m)
-		for _, o := range obs {
-			tags.vouch(o.Image)
-		}
+		tags.vouchHosts(obs)
 		for _, o := range obs {
 			if o.Host != in.Host {
 				continue

@@ -172,8 +172,8 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		c.fail(enrichErr)
 	}
 	var floors []observe.Observation
+	c.tags.vouchHosts(obs)
 	for _, o := range obs {
-		c.tags.vouch(o.Image)
 		if IsFloor(o) {
 			floors = append(floors, o)
 		}

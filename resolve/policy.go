@@ -43,9 +43,7 @@ func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
 func (dc *decider) tags() *claims {
 	if dc.claims == nil {
 		dc.claims = newClaims(dc.reg, dc.m)
-		for _, o := range dc.obs {
-			dc.claims.vouch(o.Image)
-		}
+		dc.claims.vouchHosts(dc.obs)
 	}
 	return dc.claims
 }

@@ -86,6 +86,10 @@ type Observation struct {
 	// for a loaded or locally built image), the image ID, build date, labels
 	// and platform.
 	Image image.Image
+	// TagClaimed: the container was started from "repo:tag@digest", which
+	// is pulled by digest; no host resolved Image.Tag, which is only the
+	// deployer's word (a claim, as a tag in a lock line is).
+	TagClaimed bool
 }
 
 // Running reports whether the container runs now (running, paused or
@@ -139,18 +143,18 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			return
 		}
 		done[k] = true
+		img, claimed := containerImage(m.Image, s, c)
 		if c.Workload == "" {
-			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: containerImage(m.Image, s, c)})
+			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: img, TagClaimed: claimed})
 			return
 		}
 		where := c.Workload + "/" + c.Name
-		img := containerImage(m.Image, s, c)
 		g := key{hostName, where + "\x00" + cmp.Or(img.ImageID, img.Digest, c.Image)}
 		i, ok := group[g]
 		if !ok {
 			i = len(obs)
 			group[g] = i
-			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img})
+			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img, TagClaimed: claimed})
 		}
 		o := &obs[i]
 		if c.Pod == "" {
@@ -164,7 +168,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			// ("1.27.3", "stable"): the smallest tag, so that the choice
 			// does not change with which replica was read first.
 			if img.Tag != "" && (o.Image.Tag == "" || img.Tag < o.Image.Tag) {
-				o.Image.Tag = img.Tag
+				o.Image.Tag, o.TagClaimed = img.Tag, claimed
 			}
 		}
 	}
@@ -274,8 +278,8 @@ func target(m *catalogue.Module, ro catalogue.RunsOn) string {
 // A container read from the template of a workload scaled to zero has no
 // image ID (its ImageID is the template's reference): only its reference
 // is kept.
-func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image {
-	img := image.Image{Repository: repo, ImageID: c.ImageID}
+func containerImage(repo string, s *host.Snapshot, c host.Container) (img image.Image, tagClaimed bool) {
+	img = image.Image{Repository: repo, ImageID: c.ImageID}
 	if c.State == StateScaledToZero {
 		img.ImageID = ""
 	}
@@ -288,10 +292,11 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image
 				}
 			case name.Digest:
 				img.Digest = r.DigestStr()
-				// "repo:tag@digest" keeps its tag.
+				// "repo:tag@digest" keeps its tag, as a claim: it was
+				// pulled by digest.
 				if before, _, ok := strings.Cut(c.Image, "@"); ok {
 					if t, err := name.NewTag(before); err == nil && catalogueHasTag(before) {
-						img.Tag = t.TagStr()
+						img.Tag, tagClaimed = t.TagStr(), true
 					}
 				}
 			}
@@ -299,7 +304,7 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image
 	}
 	hi, ok := s.Image(c.ImageID)
 	if !ok {
-		return img
+		return img, tagClaimed
 	}
 	img.Created = hi.Created
 	img.Labels = hi.Labels
@@ -316,7 +321,7 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) image.Image
 	if s.ImageStore == "classic" {
 		img.ConfigDigest = c.ImageID
 	}
-	return img
+	return img, tagClaimed
 }
 
 // hasDigest reports whether one of repoDigests ("repo@sha256:…") names
