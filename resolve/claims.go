@@ -103,7 +103,7 @@ func (c *claims) compare(ctx context.Context, a, b, ra, rb image.Image, opts ord
 	}
 	for i, side := range [][2]image.Image{{a, ra}, {b, rb}} {
 		named, read := side[0], side[1]
-		if opts.VersionOf(read).Kind != order.FromTag {
+		if !tagDecides(opts.VersionOf(read)) {
 			continue
 		}
 		wins := (i == 0) == (res.Cmp == order.Newer)
@@ -115,6 +115,13 @@ func (c *claims) compare(ctx context.Context, a, b, ra, rb image.Image, opts ord
 		}
 	}
 	return res
+}
+
+// tagDecides reports whether the version a claim orders by is the tag's
+// word: the image has no version label, or its label is less precise than
+// the tag ("1.27" against "1.27.9": the patch level is the tag's alone).
+func tagDecides(c order.Claim) bool {
+	return c.Kind == order.FromTag || (c.Kind == order.FromBoth && c.Tag.Precision() > c.Label.Precision())
 }
 
 // confirm reports why img's tag is not believed to name its content, or ""
@@ -136,7 +143,7 @@ func (c *claims) confirm(ctx context.Context, img image.Image) string {
 
 // ask checks with the registry that img's tag names img's digest.
 func (c *claims) ask(ctx context.Context, img image.Image) string {
-	only := fmt.Sprintf("only the tag %s says the version of %s (the image has no version label)", img.Tag, image.Short(img.Digest))
+	only := fmt.Sprintf("only the tag %s says the version of %s (the image has no version label, or a less precise one)", img.Tag, image.Short(img.Digest))
 	if img.Digest == "" {
 		return only + ", and without a registry digest the tag cannot be checked: pin does not believe it"
 	}
