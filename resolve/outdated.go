@@ -263,10 +263,13 @@ func (c *checker) fail(err error) {
 // running weighs each container that is a floor against the lock, and the
 // running containers against each other.
 func (c *checker) running(ctx context.Context, floors []observe.Observation) {
+	memo := map[string]image.Image{}
 	for _, o := range floors {
 		rs := RunningStatus{Observation: o, Created: c.opts.Created(o.Image), Version: versionOf(c.opts, o.Image)}
 		if c.locked != nil {
-			rs.Order = c.tags.compare(ctx, o.Image, *c.locked, o.Image, *c.locked, c.opts)
+			// The locked index's build of the container's own platform,
+			// as plan and resolve hold it.
+			rs.Order = c.tags.compare(ctx, o.Image, *c.locked, o.Image, readOn(ctx, c.reg, c.m, *c.locked, o.Image.Platform, memo), c.opts)
 			runs := "runs"
 			if !o.Running() {
 				runs = "ran (" + o.State + ")"

@@ -390,6 +390,12 @@ func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Im
 	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || img.Platforms[platform] == "" || reg == nil || img.Digest == "" {
 		return img
 	}
+	if img.ImageID != "" && img.Platform != "" {
+		// What a host runs and says the platform of is that platform's
+		// build (a containerd-store host names it by the index digest):
+		// never another platform's.
+		return img
+	}
 	key := img.Digest + " " + platform
 	if got, ok := memo[key]; ok {
 		return got
