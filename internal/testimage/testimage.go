@@ -186,3 +186,18 @@ func FileLayer(t testing.TB, path string, mode int64, content []byte) v1.Layer {
 	}
 	return layer
 }
+
+// PushRelease builds the image opts describes as version tag, labelled
+// org.opencontainers.image.version=tag and created at midnight UTC on date
+// (YYYY-MM-DD), pushes it to repo:tag over plain http, and returns its
+// digest reference. opts' own Labels and Created are replaced.
+func PushRelease(t testing.TB, repo, tag, date string, opts Options) name.Digest {
+	t.Helper()
+	created, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		t.Fatalf("testimage: release %s: date %q: %v", tag, date, err)
+	}
+	opts.Created = created
+	opts.Labels = map[string]string{"org.opencontainers.image.version": tag}
+	return Push(t, repo+":"+tag, Build(t, opts))
+}
