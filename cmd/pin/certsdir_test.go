@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
@@ -27,13 +24,7 @@ func TestCertsDir(t *testing.T) {
 	repo := fmt.Sprintf("%s/certsdir/app-%d", addr, time.Now().UnixNano())
 	img := testimage.Build(t, testimage.Options{Content: t.Name(), Created: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		Labels: map[string]string{"org.opencontainers.image.version": "1.0.0"}})
-	ref, err := name.NewTag(repo + ":1.0.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := remote.Write(ref, img, remote.WithTransport(testenv.TLSTransport(t, tlsDir, true))); err != nil {
-		t.Fatalf("pushing %s: %v", ref, err)
-	}
+	testimage.PushTLS(t, repo+":1.0.0", img, testenv.TLSTransport(t, tlsDir, true))
 
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "catalogue.hcl"), fmt.Sprintf(`module "app" {
