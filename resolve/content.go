@@ -97,21 +97,17 @@ func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock
 	if platform == "" {
 		platform = m.Platform()
 	}
-	if reg == nil || e.Digest == "" {
-		return claimedImage(e), false, nil
-	}
-	img, err = reg.Image(ctx, m.Image, e.Digest, platform)
+	// describe reads nothing without a registry or a digest, and finds
+	// nothing offline when neither a mirror nor the cache holds the
+	// content, or when the registry does not serve the digest (a running
+	// image it never held, locked as the host knows it; a purged digest;
+	// a mirror that lags: "pin outdated" reports the digest gone).
+	img, ok, err := describe(ctx, reg, m, e.Digest, platform)
 	switch {
-	case errors.Is(err, image.ErrUnavailable):
-		// Offline, and neither a mirror nor the cache holds it.
-		return claimedImage(e), false, nil
-	case errors.Is(err, image.ErrNotFound):
-		// Not served: a running image the registry never held (locked as
-		// the host knows it), a purged digest, a mirror that lags; "pin
-		// outdated" reports the digest gone.
-		return claimedImage(e), false, nil
 	case err != nil:
-		return image.Image{}, false, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
+		return image.Image{}, false, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), err)
+	case !ok:
+		return claimedImage(e), false, nil
 	}
 	img, err = checkEntry(img, e, opts)
 	return img, err == nil, err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -22,32 +21,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pin-tool/pin/internal/testenv"
 )
-
-// lockedBuffer is stderr for a command that runs while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // serve runs a long-running pin command until the returned stop is called;
 // stop returns its exit code and stderr.
 func serve(t *testing.T, args ...string) (stop func() (int, string)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	errb := &lockedBuffer{}
+	errb := &testenv.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- runWithClock(ctx, args, streams{In: strings.NewReader(""), Out: io.Discard, Err: errb}, time.Now)

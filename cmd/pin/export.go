@@ -98,11 +98,9 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	var results []export.Result
 	if p != nil {
 		if o.InPlace {
-			srcs := map[string][]byte{}
-			for _, f := range p.Files {
-				if srcs[f], err = os.ReadFile(f); err != nil {
-					return withCode(exitInput, err)
-				}
+			srcs, err := readFiles(p.Files)
+			if err != nil {
+				return err
 			}
 			r, err := export.InPlace(p, cov, srcs)
 			if err != nil {
@@ -122,11 +120,9 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		if err != nil {
 			return withCode(exitInput, err)
 		}
-		srcs := map[string][]byte{}
-		for _, f := range files {
-			if srcs[f], err = os.ReadFile(f); err != nil {
-				return withCode(exitInput, err)
-			}
+		srcs, err := readFiles(files)
+		if err != nil {
+			return err
 		}
 		r, err := export.Manifests(cov, files, srcs)
 		if err != nil {
@@ -202,7 +198,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 				if !f.Changed() {
 					continue
 				}
-				if err := renameio.WriteFile(f.Path, f.Bytes, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(f.Path))); err != nil {
+				if err := writeAtomic(f.Path, f.Bytes); err != nil {
 					return withCode(exitInput, fmt.Errorf("writing %s: %w", f.Path, err))
 				}
 			}
@@ -363,6 +359,26 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// readFiles reads each of paths, by path; a file that cannot be read is
+// exit 2.
+func readFiles(paths []string) (map[string][]byte, error) {
+	srcs := make(map[string][]byte, len(paths))
+	for _, f := range paths {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, withCode(exitInput, err)
+		}
+		srcs[f] = b
+	}
+	return srcs, nil
+}
+
+// writeAtomic replaces path with b atomically (a temporary file in the same
+// folder, renamed), keeping the permissions of the file it replaces.
+func writeAtomic(path string, b []byte) error {
+	return renameio.WriteFile(path, b, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(path)))
 }
 
 func readIfExists(path string) ([]byte, error) {

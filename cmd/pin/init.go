@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -205,7 +204,7 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
 	}
 	if len(add) > 0 {
-		if err := renameio.WriteFile(target, rendered, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(target))); err != nil {
+		if err := writeAtomic(target, rendered); err != nil {
 			return withCode(exitInput, fmt.Errorf("writing catalogue %s: %w", target, err))
 		}
 		out.Written = true

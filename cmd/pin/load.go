@@ -12,7 +12,7 @@ import (
 
 // sourceOptions are the global flags that say what a run may ask.
 func (g *globalOptions) sourceOptions() source.Options {
-	return source.Options{Offline: g.Offline, CacheDir: g.CacheDir, Concurrency: g.Concurrency, Timeout: g.Timeout}
+	return source.Options{Offline: g.Offline, CacheDir: g.CacheDir, CertsDir: g.CertsDir, Concurrency: g.Concurrency, Timeout: g.Timeout}
 }
 
 // load runs source.Load for a command: the catalogue and the lock, then

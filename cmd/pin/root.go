@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -29,17 +32,47 @@ type streams struct {
 
 // globalOptions are the flags every command takes.
 type globalOptions struct {
-	Catalogue   string
-	Lock        string
-	Format      string
-	Offline     bool
-	CacheDir    string
+	Catalogue string
+	Lock      string
+	Format    string
+	Offline   bool
+	CacheDir  string
+	// CertsDir replaces /etc/docker/certs.d as the root of the
+	// registries' certificate folders (--certs-dir, else PIN_CERTS_DIR).
+	CertsDir    string
 	Concurrency int
 	Verbose     bool
 	// Timeout bounds each request to a host or registry.
 	Timeout time.Duration
 	// now is the clock; tests may set it.
 	now func() time.Time
+}
+
+// envCertsDir names the folder --certs-dir names when the flag is not given.
+const envCertsDir = "PIN_CERTS_DIR"
+
+// certsDir settles --certs-dir: the flag, else $PIN_CERTS_DIR, else ""
+// (the registry's default). A folder named that is not one is bad input:
+// certs.d's own host folders may be missing, its root may not.
+func (g *globalOptions) certsDir(cmd *cobra.Command) error {
+	from := "--certs-dir"
+	if !cmd.Flags().Changed("certs-dir") {
+		g.CertsDir, from = os.Getenv(envCertsDir), envCertsDir
+	}
+	if g.CertsDir == "" {
+		return nil
+	}
+	fi, err := os.Stat(g.CertsDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		err = errors.New("no such folder")
+	case err == nil && !fi.IsDir():
+		err = errors.New("not a folder")
+	}
+	if err != nil {
+		return withCode(exitInput, fmt.Errorf("%s %s: %w; name a folder of <host:port>/ca.crt, client.cert and client.key", from, g.CertsDir, err))
+	}
+	return nil
 }
 
 // exitError carries an exit code with the error that caused it.
@@ -77,6 +110,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	f.StringVar(&g.Format, "format", "table", "output format: table or json")
 	f.BoolVar(&g.Offline, "offline", false, "use only the lock, snapshots, layout mirrors and the cache; contact no host or registry")
 	f.StringVar(&g.CacheDir, "cache-dir", "", "cache of immutable registry content (default: the user cache folder)")
+	f.StringVar(&g.CertsDir, "certs-dir", "", "registries' certificates, <dir>/<host:port>/{ca.crt,client.cert,client.key} (default: $"+envCertsDir+", else "+registry.DefaultCertsDir+")")
 	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
 	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")
 	f.DurationVar(&g.Timeout, "timeout", 30*time.Second, "time limit of each request to a host or registry")
@@ -91,7 +125,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		if g.Concurrency < 1 {
 			return withCode(exitInput, fmt.Errorf("--concurrency %d: write a number of at least 1", g.Concurrency))
 		}
-		return nil
+		return g.certsDir(cmd)
 	}
 	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s), newVersionCmd(s))
 	root.AddCommand(newAdmitCmd(g, s))

@@ -1,7 +1,6 @@
 package admit
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,24 +21,6 @@ import (
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 )
-
-// syncBuffer is a log sink the server writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestAdmitAgainstAPIServer registers pin admit with a real kube-apiserver
 // (a CA made here in caBundle, the webhook at https://127.0.0.1:<port>) for
@@ -56,22 +36,14 @@ func TestAdmitAgainstAPIServer(t *testing.T) {
 	kc := testenv.Kubernetes(t)
 	id := time.Now().UnixNano()
 	repo := fmt.Sprintf("%s/admit/forgejo-%d", reg, id)
-	push := func(tag, date string, labelled bool) string {
-		var created time.Time
-		if date != "" {
-			created, _ = time.Parse("2006-01-02", date)
-		}
-		var labels map[string]string
-		if labelled {
-			labels = map[string]string{"org.opencontainers.image.version": tag}
-		}
-		img := testimage.Build(t, testimage.Options{Content: tag, Created: created, Labels: labels})
-		return testimage.Push(t, repo+":"+tag, img).DigestStr()
+	release := func(tag, date string) string {
+		return testimage.PushRelease(t, repo, tag, date, testimage.Options{Content: tag}).DigestStr()
 	}
-	push("1.22.6", "2024-12-12", true)
-	running := push("1.27.3", "2026-09-01", true)
-	push("1.28.0", "2026-10-01", true)
-	push("nightly", "", false) // no version, no build date: no order
+	release("1.22.6", "2024-12-12")
+	running := release("1.27.3", "2026-09-01")
+	release("1.28.0", "2026-10-01")
+	// No version, no build date: no order.
+	testimage.Push(t, repo+":nightly", testimage.Build(t, testimage.Options{Content: "nightly"}))
 
 	k := testenv.NewCluster(t, kc)
 	ns := k.Namespace(t, "pin-admit")
@@ -101,7 +73,7 @@ module "forge" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	srv := &Server{Enforcer: e, Namespaces: map[string]string{ns: "prod"}, FailurePolicy: Fail, Log: slog.New(slog.NewJSONHandler(logs, nil))}
 	caPEM, certFile, keyFile := testCA(t, dir)
 	certs := &Certificates{CertFile: certFile, KeyFile: keyFile}

@@ -1,7 +1,6 @@
 package authz
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,23 +23,6 @@ import (
 // plugin and show what the Engine does then: every request fails after
 // about 32 s of retries, so it is not run by default.
 const EnvAuthzDown = "PIN_TEST_AUTHZ_DOWN"
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestAuthzAgainstDockerd starts pin's plugin, then a dockerd of its own
 // (not the suite's shared one) with --authorization-plugin naming it, and
@@ -72,10 +53,7 @@ func TestAuthzAgainstDockerd(t *testing.T) {
 	id := time.Now().UnixNano()
 	repo := fmt.Sprintf("%s/authz/forgejo-%d", reg, id)
 	for _, v := range []struct{ tag, date string }{{"1.22.6", "2024-12-12"}, {"1.27.3", "2026-09-01"}, {"1.28.0", "2026-10-01"}} {
-		created, _ := time.Parse("2006-01-02", v.date)
-		img := testimage.Build(t, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath}, Created: created,
-			Labels: map[string]string{"org.opencontainers.image.version": v.tag}})
-		testimage.Push(t, repo+":"+v.tag, img)
+		testimage.PushRelease(t, repo, v.tag, v.date, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath}})
 	}
 	cat := fmt.Sprintf(`host "mesh" {
   docker = %q
@@ -100,7 +78,7 @@ module "forge" {
 
 	// The plugin first: dockerd asks it at start-up, and gives up after
 	// about 16 s of retries.
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

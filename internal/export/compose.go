@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/imageref"
 )
@@ -41,17 +42,9 @@ func Override(p *compose.Project, cov *Coverage, old []byte) Result {
 			continue
 		}
 		m, why := cov.Compose(p.Name, s.Name, s.Image)
-		if m == nil {
-			r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-			continue
-		}
-		e, why := cov.Locked(m)
+		e := r.locked(cov, m, why, what, s.Ref.Where(), s.Image)
 		if e == nil {
-			r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
 			continue
-		}
-		if msg := Disagreement(s.Image, e); msg != "" {
-			r.Findings = append(r.Findings, Finding{Where: s.Ref.Where(), Msg: msg})
 		}
 		ref := Reference(e, s.Image)
 		r.Entries = append(r.Entries, Entry{Where: filepath.Base(path) + ", service " + s.Name, Module: m.Name, Old: s.Image, New: ref})
@@ -93,37 +86,14 @@ func InPlace(p *compose.Project, cov *Coverage, srcs map[string][]byte) (Result,
 		if err != nil {
 			return r, err
 		}
-		var edits []imageref.Edit
-		for _, ref := range refs {
-			what := ref.Where() + ", service " + ref.Service
-			if strings.Contains(ref.Value, "$") {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: "the image is set through a variable; write the override file or an --env file instead"})
-				continue
-			}
-			m, why := cov.Compose(p.Name, ref.Service, ref.Value)
-			if m == nil {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-				continue
-			}
-			e, why := cov.Locked(m)
-			if e == nil {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-				continue
-			}
-			if msg := Disagreement(ref.Value, e); msg != "" {
-				r.Findings = append(r.Findings, Finding{Where: ref.Where(), Msg: msg})
-			}
-			ref2 := Reference(e, ref.Value)
-			r.Entries = append(r.Entries, Entry{Where: ref.Where(), Module: m.Name, Old: ref.Value, New: ref2})
-			if ref2 != ref.Value {
-				edits = append(edits, imageref.Edit{Ref: ref, New: ref2})
-			}
-		}
-		out, err := imageref.Apply(srcs[f], edits)
+		err = r.rewrite(cov, f, srcs[f], refs, "the image is set through a variable; write the override file or an --env file instead",
+			func(ref imageref.Ref) (string, *catalogue.Module, string) {
+				m, why := cov.Compose(p.Name, ref.Service, ref.Value)
+				return ref.Where() + ", service " + ref.Service, m, why
+			})
 		if err != nil {
 			return r, err
 		}
-		r.Files = append(r.Files, File{Path: f, Bytes: out, Old: srcs[f]})
 	}
 	return r, nil
 }
@@ -138,37 +108,49 @@ func Manifests(cov *Coverage, paths []string, srcs map[string][]byte) (Result, e
 		if err != nil {
 			return r, err
 		}
-		var edits []imageref.Edit
-		for _, ref := range refs {
-			what := fmt.Sprintf("%s, %s container %s", ref.Where(), ref.Object, ref.Container)
-			if strings.Contains(ref.Value, "$") {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: "the image holds a variable"})
-				continue
-			}
+		err = r.rewrite(cov, f, srcs[f], refs, "the image holds a variable", func(ref imageref.Ref) (string, *catalogue.Module, string) {
 			m, why := cov.Workload(ref.Object, ref.Container, ref.Value)
-			if m == nil {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-				continue
-			}
-			e, why := cov.Locked(m)
-			if e == nil {
-				r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-				continue
-			}
-			if msg := Disagreement(ref.Value, e); msg != "" {
-				r.Findings = append(r.Findings, Finding{Where: ref.Where(), Msg: msg})
-			}
-			ref2 := Reference(e, ref.Value)
-			r.Entries = append(r.Entries, Entry{Where: ref.Where(), Module: m.Name, Old: ref.Value, New: ref2})
-			if ref2 != ref.Value {
-				edits = append(edits, imageref.Edit{Ref: ref, New: ref2})
-			}
-		}
-		out, err := imageref.Apply(srcs[f], edits)
+			return containerOf(ref), m, why
+		})
 		if err != nil {
 			return r, err
 		}
-		r.Files = append(r.Files, File{Path: f, Bytes: out, Old: srcs[f]})
 	}
 	return r, nil
+}
+
+// rewrite adds to r file f (bytes src) with each of its references refs
+// replaced, in place, by the locked reference of the module cover finds
+// for it (cover also says what the reference is, for a skip). A reference
+// holding a variable is skipped, saying varWhy.
+func (r *Result) rewrite(cov *Coverage, f string, src []byte, refs []imageref.Ref, varWhy string,
+	cover func(imageref.Ref) (what string, m *catalogue.Module, why string)) error {
+	var edits []imageref.Edit
+	for _, ref := range refs {
+		what, m, why := cover(ref)
+		if strings.Contains(ref.Value, "$") {
+			r.Skipped = append(r.Skipped, Skip{What: what, Why: varWhy})
+			continue
+		}
+		e := r.locked(cov, m, why, what, ref.Where(), ref.Value)
+		if e == nil {
+			continue
+		}
+		ref2 := Reference(e, ref.Value)
+		r.Entries = append(r.Entries, Entry{Where: ref.Where(), Module: m.Name, Old: ref.Value, New: ref2})
+		if ref2 != ref.Value {
+			edits = append(edits, imageref.Edit{Ref: ref, New: ref2})
+		}
+	}
+	out, err := imageref.Apply(src, edits)
+	if err != nil {
+		return err
+	}
+	r.Files = append(r.Files, File{Path: f, Bytes: out, Old: src})
+	return nil
+}
+
+// containerOf says which container of a manifest ref is, for a skip.
+func containerOf(ref imageref.Ref) string {
+	return fmt.Sprintf("%s, %s container %s", ref.Where(), ref.Object, ref.Container)
 }

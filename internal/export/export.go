@@ -124,6 +124,26 @@ func (c *Coverage) Locked(m *catalogue.Module) (*lock.Module, string) {
 	return e, ""
 }
 
+// locked returns the lock entry of module m, which covers the reference
+// value written at where; m is nil when none does, and why says why. When
+// there is no entry, r records what as skipped, with why. A value whose
+// tag and digest disagree with the entry is recorded as a finding.
+func (r *Result) locked(cov *Coverage, m *catalogue.Module, why, what, where, value string) *lock.Module {
+	if m == nil {
+		r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
+		return nil
+	}
+	e, why := cov.Locked(m)
+	if e == nil {
+		r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
+		return nil
+	}
+	if msg := Disagreement(value, e); msg != "" {
+		r.Findings = append(r.Findings, Finding{Where: where, Msg: msg})
+	}
+	return e
+}
+
 // Reference renders the locked image e as "repository:tag@digest", with
 // the repository spelled as in written (a reference from the user's file)
 // when that names the same repository, so that "postgres" stays

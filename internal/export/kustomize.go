@@ -37,19 +37,10 @@ func Kustomize(path string, cov *Coverage, refs []imageref.Ref, old []byte) (Res
 	}
 	seen := map[string]string{} // image name → the digest written
 	for _, ref := range refs {
-		what := fmt.Sprintf("%s, %s container %s", ref.Where(), ref.Object, ref.Container)
 		m, why := cov.Workload(ref.Object, ref.Container, ref.Value)
-		if m == nil {
-			r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
-			continue
-		}
-		e, why := cov.Locked(m)
+		e := r.locked(cov, m, why, containerOf(ref), ref.Where(), ref.Value)
 		if e == nil {
-			r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
 			continue
-		}
-		if msg := Disagreement(ref.Value, e); msg != "" {
-			r.Findings = append(r.Findings, Finding{Where: ref.Where(), Msg: msg})
 		}
 		n := repoAsWritten(ref.Value)
 		k := KustomizeImage{Name: n, NewName: n, NewTag: e.Tag, Digest: e.Digest}

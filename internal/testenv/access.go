@@ -155,3 +155,15 @@ func tlsClient(dir string, cert bool) (*http.Client, error) {
 	}
 	return &http.Client{Timeout: probeTimeout, Transport: &http.Transport{TLSClientConfig: cfg}}, nil
 }
+
+// TLSTransport trusts dir's ca.pem (TLSDir) alone and, with clientCert,
+// presents dir's client certificate: what a test pushes to TLSRegistry or
+// MTLSRegistry with.
+func TLSTransport(t testing.TB, dir string, clientCert bool) *http.Transport {
+	t.Helper()
+	c, err := tlsClient(dir, clientCert)
+	if err != nil {
+		t.Fatalf("testenv: TLS client of %s: %v", dir, err)
+	}
+	return c.Transport.(*http.Transport)
+}

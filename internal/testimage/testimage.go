@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"io"
 	"maps"
+	"net/http"
 	"runtime"
 	"slices"
 	"testing"
@@ -127,13 +128,26 @@ func Index(t testing.TB, images map[Platform]v1.Image) v1.ImageIndex {
 // instead of anonymous access.
 func Push(t testing.TB, ref string, img remote.Taggable, auth ...authn.Authenticator) name.Digest {
 	t.Helper()
-	r, err := name.ParseReference(ref, name.Insecure)
-	if err != nil {
-		t.Fatalf("testimage: parse %q: %v", ref, err)
-	}
 	var opts []remote.Option
 	if len(auth) > 0 {
 		opts = append(opts, remote.WithAuth(auth[0]))
+	}
+	return push(t, ref, img, opts)
+}
+
+// PushTLS is Push to a registry served over TLS, through tr (such as
+// testenv.TLSTransport's, which trusts the test CA and may present a
+// client certificate).
+func PushTLS(t testing.TB, ref string, img remote.Taggable, tr http.RoundTripper) name.Digest {
+	t.Helper()
+	return push(t, ref, img, []remote.Option{remote.WithTransport(tr)})
+}
+
+func push(t testing.TB, ref string, img remote.Taggable, opts []remote.Option) name.Digest {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	if err != nil {
+		t.Fatalf("testimage: parse %q: %v", ref, err)
 	}
 	var d v1.Hash
 	switch x := img.(type) {
@@ -185,4 +199,19 @@ func FileLayer(t testing.TB, path string, mode int64, content []byte) v1.Layer {
 		t.Fatalf("testimage: layer %s: %v", path, err)
 	}
 	return layer
+}
+
+// PushRelease builds the image opts describes as version tag, labelled
+// org.opencontainers.image.version=tag and created at midnight UTC on date
+// (YYYY-MM-DD), pushes it to repo:tag over plain http, and returns its
+// digest reference. opts' own Labels and Created are replaced.
+func PushRelease(t testing.TB, repo, tag, date string, opts Options) name.Digest {
+	t.Helper()
+	created, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		t.Fatalf("testimage: release %s: date %q: %v", tag, date, err)
+	}
+	opts.Created = created
+	opts.Labels = map[string]string{"org.opencontainers.image.version": tag}
+	return Push(t, repo+":"+tag, Build(t, opts))
 }

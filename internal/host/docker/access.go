@@ -49,7 +49,8 @@ func (e *AccessError) Error() string { return e.Msg + ": " + e.Err.Error() }
 func (e *AccessError) Unwrap() error { return e.Err }
 
 // explain recognises a TLS or ssh failure in err and says what to do;
-// other errors are returned as they are.
+// other errors are returned as they are, except that an ssh endpoint's
+// error keeps only the lines of ssh's stderr that say what went wrong.
 func (e endpoint) explain(err error) error {
 	if err == nil {
 		return nil
@@ -63,6 +64,9 @@ func (e endpoint) explain(err error) error {
 		from = "the cert path"
 	}
 	msg := err.Error()
+	if strings.HasPrefix(e.addr, "ssh://") {
+		err = trimSSH(err) // msg keeps all of ssh's stderr to read the failure in
+	}
 	var unknown x509.UnknownAuthorityError
 	var invalid x509.CertificateInvalidError
 	var name x509.HostnameError

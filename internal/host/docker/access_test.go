@@ -204,6 +204,21 @@ func TestObserveContexts(t *testing.T) {
 	})
 }
 
+// says checks that err's text holds each of keep and none of drop.
+func says(t *testing.T, err error, keep, drop []string) {
+	t.Helper()
+	for _, k := range keep {
+		if !strings.Contains(err.Error(), k) {
+			t.Errorf("error %q does not say %q", err, k)
+		}
+	}
+	for _, d := range drop {
+		if strings.Contains(err.Error(), d) {
+			t.Errorf("error %q still holds %q", err, d)
+		}
+	}
+}
+
 // sshConfig writes an ssh_config for the test sshd whose known_hosts holds
 // knownHosts, and makes the ssh wrapper use it for the rest of the test.
 func sshConfig(t *testing.T, dir, knownHosts string) {
@@ -232,7 +247,42 @@ func TestObserveSSH(t *testing.T) {
 		}
 		pub := strings.Fields(string(testenv.ReadFile(t, filepath.Dir(k), "k.pub")))
 		sshConfig(t, dir, "["+h+"]:"+p+" "+pub[0]+" "+pub[1]+"\n")
-		refuses(t, Host{Name: "mismatch", Addr: addr}, SSHHostKeyMismatch, addr)
+		err := refuses(t, Host{Name: "mismatch", Addr: addr}, SSHHostKeyMismatch, addr)
+		says(t, err, []string{"has changed and you have requested strict checking"}, []string{"@@@", "NASTY", "ssh-keygen -f"})
+	})
+	t.Run("refused key, after a warning", func(t *testing.T) {
+		// A key the sshd does not know, and no known_hosts to keep the
+		// host in: ssh says on every connection that it added the host,
+		// then that it was refused.
+		tmp := t.TempDir()
+		k := filepath.Join(tmp, "stranger")
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", k).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+		conf := "Host 127.0.0.1\n  IdentityFile " + k + "\n  IdentitiesOnly yes\n  UserKnownHostsFile /dev/null\n  StrictHostKeyChecking no\n"
+		testenv.WriteFiles(t, tmp, map[string][]byte{"ssh_config": []byte(conf)})
+		t.Setenv(testenv.EnvSSHConfig, filepath.Join(tmp, "ssh_config"))
+		err := refuses(t, Host{Name: "stranger", Addr: addr}, SSHAuth, addr)
+		says(t, err, []string{"Permission denied (publickey)"}, []string{"Warning", "Permanently added", "dial-stdio"})
+		// ssh must have said more than the error keeps, else this shows
+		// nothing.
+		var ae *AccessError
+		errors.As(err, &ae)
+		raw := errors.Unwrap(ae.Err)
+		if raw == nil {
+			t.Fatalf("error %v does not wrap the helper's", err)
+		}
+		_, stderr, _ := strings.Cut(raw.Error(), "stderr=")
+		dropped := 0
+		for _, l := range strings.Split(stderr, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.Contains(err.Error(), l) {
+				dropped++
+			}
+		}
+		if dropped == 0 {
+			t.Errorf("ssh said nothing to drop, the test shows nothing:\n%s", stderr)
+		}
+		t.Logf("ssh said:\n%s", stderr)
 	})
 	t.Run("unknown host", func(t *testing.T) {
 		sshConfig(t, dir, "")
@@ -245,7 +295,8 @@ func TestObserveSSH(t *testing.T) {
 		}
 		closed := "ssh://root@" + l.Addr().String()
 		l.Close()
-		refuses(t, Host{Name: "down", Addr: closed}, SSHUnreachable, closed)
+		err = refuses(t, Host{Name: "down", Addr: closed}, SSHUnreachable, closed)
+		says(t, err, []string{"Connection refused"}, []string{"dial-stdio"})
 	})
 	t.Run("timeout", func(t *testing.T) {
 		// Accepts, and never says a word: ssh waits for the banner.

@@ -13,7 +13,11 @@
 // is negotiated, so old engines (API 1.41, dockerd 20.10) and Podman's
 // Docker-compatible API (4.3, API 1.41) answer too. A TLS or ssh failure
 // that pin recognises (a wrong CA, a missing or refused client certificate,
-// an ssh host key that changed) is an *AccessError saying what to do.
+// an ssh host key that changed) is an *AccessError saying what to do. An
+// ssh endpoint's error keeps, of ssh's stderr, only the lines saying what
+// went wrong ("Permission denied (publickey)", "Could not resolve
+// hostname …"), not its warnings or the host's login banner; errors.Unwrap
+// still reaches the connection helper's error, stderr and all.
 //
 // Observe costs one version ping, one Info (to learn the image store:
 // "containerd" when the containerd snapshotter is on, else "classic"), one
