@@ -375,3 +375,44 @@ func TestReview2FromHostIgnoresLabelHosts(t *testing.T) {
 			d.New.Version, d.New.Reason)
 	}
 }
+
+// TestReview2OfflineColdCacheAdvice.
+//
+// DEAD END (advice that does not work): offline with a cold cache (a CI
+// runner, a fresh clone: README's own "pin resolve" runs offline), every
+// lock entry is "unread" (ErrUnavailable), and an at-least-running module
+// whose lock is ahead of what runs (the normal state between "pin
+// resolve" and the deploy) is refused as lock-not-served on an unchanged
+// world. The refusal (unreadLock) says the registry "does not serve that
+// digest (or, offline, nothing holds it)" and advises to "Push the image
+// back", "give its registry a mirror", or allow_downgrade: the registry
+// serves it, a mirror is not what is missing, and allow_downgrade then
+// refuses again ("without a pin nothing says which image to lock"). What
+// works, running once without --offline so the cache holds the entry's
+// content, is not said (unreadPin says it for a pin).
+//
+// FIX: policy.go unreadLock: tell the two causes apart (lockedImage knows:
+// ErrUnavailable vs ErrNotFound; carry it on Floor, e.g. Floor.Offline) and,
+// offline, advise "run without --offline once (the cache then holds
+// <digest>), or give registry <repo> a mirror"; keep "push it back" for a
+// digest the registry answered it does not serve. Refusal kind could
+// differ too (lock-not-read vs lock-not-served) for scripts.
+func TestReview2OfflineColdCacheAdvice(t *testing.T) {
+	ctx := context.Background()
+	ahead := word(repo, "1.27.3/2026-09-01+1.27.3")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
+	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.27.3", Version: "1.27.3",
+		Digest: ahead.Digest, Created: ahead.Created, Source: "pin", Hosts: []string{"host-0"}}}}
+	in := inputOf(m, unavailable{}, old, observed(m, []run{{host: "host-0", word: "1.25.0/2026-05-01+1.25.0"}}, nil))
+	d := Resolve(ctx, in).Decisions[0]
+	if d.Refusal == nil {
+		return // kept: no dead end
+	}
+	msg := d.Refusal.Error()
+	if !strings.Contains(msg, "without --offline") {
+		t.Errorf("offline with a cold cache, the refusal of an entry the registry serves does not say to run online once:\n%s", msg)
+	}
+	if strings.Contains(msg, "Push the image back") {
+		t.Errorf("offline, the refusal advises pushing back an image the registry serves:\n%s", msg)
+	}
+}
