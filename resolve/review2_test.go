@@ -47,7 +47,10 @@ import (
 // checkModule in outdated.go, PlanCutover in cutover.go, and Judge through
 // decider.tags) vouch only tags the host resolved (a reference without a
 // digest). A "tag@digest" container's tag is then a claim checked by one
-// HEAD like a lock line, both ways (it is a floor).
+// HEAD like a lock line, both ways (it is a floor). Mind the interplay with
+// TestReview2RepublishedTagDeadEnd: today this false vouch is what keeps
+// exported deploys of unlabelled official images orderable after upstream
+// re-publishes their tag; fixed alone, those modules hit that dead end too.
 func TestReview2HostVouchesForTagItNeverResolved(t *testing.T) {
 	ctx := context.Background()
 	reg, imgs := unlabelledFleet()
@@ -414,5 +417,51 @@ func TestReview2OfflineColdCacheAdvice(t *testing.T) {
 	}
 	if strings.Contains(msg, "Push the image back") {
 		t.Errorf("offline, the refusal advises pushing back an image the registry serves:\n%s", msg)
+	}
+}
+
+// TestReview2AllowDowngradeRechargesAfterACleanRun.
+//
+// HOLE: "a reason accepts one downgrade" rests on the lock remembering
+// that the words were used (spentFor: old.AllowDowngrade == the words).
+// But decider.entry writes allow_downgrade only on a run that needed it
+// (dg != nil): once the downgrade is deployed (host-0 runs 1.22.6 too),
+// the next "pin resolve" needs no downgrade and drops the line, while the
+// catalogue still states the words. The words are then unspent again: a
+// host that starts 1.28.0 later (the case TestAllowDowngradeAcceptsOneDowngrade
+// refuses) is downgraded to 1.22.6 on the same old words, exit 0, and so
+// is a pin edited below the entry after a revert. Every deploy of the
+// rollback recharges the reason.
+//
+// FIX: entry.go decider.entry: keep the entry's allow_downgrade (and
+// restore) while the catalogue states the same words, even on a run that
+// needed no downgrade (the line then records that the words were spent,
+// and recordedBy holds them to the containers recorded); or record the
+// spent words in a line of their own ("spent = …"), so that spentFor can
+// tell words never used from words used and cleared.
+func TestReview2AllowDowngradeRechargesAfterACleanRun(t *testing.T) {
+	ctx := context.Background()
+	reg := newFakeRegistry(repo, "1.22.6+1.22.6", "1.27.3+1.27.3", "1.28.0+1.28.0")
+	pin := word(repo, "1.22.6+1.22.6")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.22.6", pin), AllowDowngrade: "the 1.27 schema broke reports; restored from the nightly dump"}
+	resolveWith := func(old *lock.Module, running string) *Decision {
+		var l *lock.Lock
+		if old != nil {
+			l = &lock.Lock{Modules: []*lock.Module{old}}
+		}
+		return Resolve(ctx, inputOf(m, reg, l, observed(m, []run{{host: "host-0", word: running}}, nil))).Decisions[0]
+	}
+	first := resolveWith(nil, "1.27.3+1.27.3") // the stated downgrade
+	if first.New == nil || first.New.AllowDowngrade == "" {
+		t.Fatalf("first: %v %v", first.New, first.Refusal)
+	}
+	deployed := resolveWith(first.New, "1.22.6+1.22.6") // host-0 now runs the rollback
+	if deployed.New == nil {
+		t.Fatalf("deployed: %v %v", deployed.Refusal, deployed.Err)
+	}
+	next := resolveWith(deployed.New, "1.28.0+1.28.0") // host-0 starts 1.28.0 since
+	if next.New != nil {
+		t.Errorf("a second downgrade (1.28.0 → 1.22.6) accepted on words already spent, because the run after the deploy dropped them from the lock (allow_downgrade line %q): %q",
+			deployed.New.AllowDowngrade, next.New.Reason)
 	}
 }
