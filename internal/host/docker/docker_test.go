@@ -51,7 +51,7 @@ func TestObserve(t *testing.T) {
 	ref := reg + "/docker/" + id + ":1.27.3"
 	dig := testimage.Push(t, ref, img)
 	pull(t, cli, ref)
-	web := run(t, cli, id+"-web", ref, map[string]string{"pin.module": "web"}, true)
+	web := run(t, cli, id+"-web", ref, map[string]string{"pin.module": id + "-web"}, true) // unique: other tests share the engine
 	old := run(t, cli, id+"-old", ref, nil, true)
 	if err := cli.ContainerStop(context.Background(), old, container.StopOptions{}); err != nil {
 		t.Fatalf("stopping %s: %v", old, err)
@@ -74,7 +74,7 @@ func TestObserve(t *testing.T) {
 	limgID := configDigest(t, limg)
 	// A container's labels are its image's, and its own on top.
 	webLabels := maps.Clone(labels)
-	webLabels["pin.module"] = "web"
+	webLabels["pin.module"] = id + "-web"
 	want := []host.Container{
 		{ID: web, Name: id + "-web", Image: ref, ImageID: imgID, State: "running", Labels: webLabels},
 		{ID: old, Name: id + "-old", Image: ref, ImageID: imgID, State: "exited", Labels: labels},

@@ -49,7 +49,7 @@ func TestObservePodman(t *testing.T) {
 	}{{"dockerd", dcli, daddr}, {"podman", pcli, paddr}} {
 		pull(t, e.cli, ref)
 		pull(t, e.cli, bref)
-		run(t, e.cli, id+"-web", ref, map[string]string{"pin.module": "web"}, true)
+		run(t, e.cli, id+"-web", ref, map[string]string{"pin.module": id + "-web"}, true) // unique: the Compose example has a module "web"
 		run(t, e.cli, id+"-bare", bref, nil, false)
 		snap, err := Host{Name: e.name, Addr: e.addr}.Observe(context.Background())
 		if err != nil {
