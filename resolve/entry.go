@@ -46,6 +46,13 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 			e.Restore = dc.m.Restore
 		}
 	}
+	if dg == nil && dc.old != nil && dc.old.AllowDowngrade != "" && dc.old.AllowDowngrade == dc.m.AllowDowngrade {
+		// The words were spent on a downgrade: the line stays while the
+		// catalogue states them, so that they accept no other (a run
+		// after the rollback is deployed needs none, and would otherwise
+		// hand them back).
+		e.AllowDowngrade, e.Restore = dc.old.AllowDowngrade, dc.old.Restore
+	}
 	read := ""
 	if dc.in.Mode == ModeFromHost {
 		read = dc.in.Host
