@@ -87,30 +87,45 @@ func claimedImage(m *lock.Module) image.Image {
 	return img
 }
 
+// contentState says whether a lock entry's content could be read.
+type contentState int
+
+const (
+	// contentRead: read by digest, the entry's lines checked against it.
+	contentRead contentState = iota
+	// contentOffline: no registry may be asked (offline, no mirror), or
+	// offline neither a mirror nor the cache holds the digest.
+	contentOffline
+	// contentNotServed: the registry answered that it does not serve the
+	// digest (a running image it never held, locked as the host knew it;
+	// a purged digest; a mirror that lags: "pin outdated" reports the
+	// digest gone).
+	contentNotServed
+)
+
 // lockedImage is the image a lock entry names, read from its content by
 // digest, the entry's lines checked against it (a mismatch is a
-// *LockMismatchError). Where the content cannot be had (offline without
-// it in the cache, no registry, or a digest the registry does not serve),
-// the entry's lines are all there is, and read is false: they are claims,
-// which may hold a floor up but never win (see unreadLock).
-func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options, platform string) (img image.Image, read bool, err error) {
+// *LockMismatchError). Where the content cannot be had, the entry's lines
+// are all there is, and state says why: they are claims, which may hold a
+// floor up but never win (see unreadLock).
+func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock.Module, opts order.Options, platform string) (img image.Image, state contentState, err error) {
 	if platform == "" {
 		platform = m.Platform()
 	}
-	// describe reads nothing without a registry or a digest, and finds
-	// nothing offline when neither a mirror nor the cache holds the
-	// content, or when the registry does not serve the digest (a running
-	// image it never held, locked as the host knows it; a purged digest;
-	// a mirror that lags: "pin outdated" reports the digest gone).
-	img, ok, err := describe(ctx, reg, m, e.Digest, platform)
+	if reg == nil || e.Digest == "" {
+		return claimedImage(e), contentOffline, nil
+	}
+	img, err = reg.Image(ctx, m.Image, e.Digest, platform)
 	switch {
+	case errors.Is(err, image.ErrUnavailable):
+		return claimedImage(e), contentOffline, nil
+	case errors.Is(err, image.ErrNotFound):
+		return claimedImage(e), contentNotServed, nil
 	case err != nil:
-		return image.Image{}, false, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), err)
-	case !ok:
-		return claimedImage(e), false, nil
+		return image.Image{}, contentOffline, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
 	}
 	img, err = checkEntry(img, e, opts)
-	return img, err == nil, err
+	return img, contentRead, err
 }
 
 // checkEntry checks a lock entry's lines against img, the content its

@@ -29,6 +29,9 @@ type Floor struct {
 	// registry does not serve it, or offline nothing holds it): its lines
 	// hold the floor up, but it is never kept.
 	Unread bool
+	// Offline: Unread because nothing may be asked or holds it offline,
+	// not because the registry does not serve it.
+	Offline bool
 }
 
 // Where names the floor for sentences: "mesh-1/forgejo", "the previous

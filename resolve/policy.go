@@ -346,10 +346,17 @@ func (dc *decider) unreadLock(f Floor) *Refusal {
 	if w := entryWhere(dc.old); w != "" {
 		where = " (" + w + ")"
 	}
-	return &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
-		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone},
-		fix: fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, but %s does not serve that digest (or, offline, nothing holds it): its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write allow_downgrade = \"<why>\" in module %q",
-			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image, dc.m.Image, dc.m.Name)}
+	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
+		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
+	if f.Offline {
+		r.Kind = KindLockUnreadOffline
+		r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, and offline neither a mirror nor the cache holds that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Run once without --offline, so that the cache holds it, or give registry %q a mirror",
+			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image)
+		return r
+	}
+	r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, but %s does not serve that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write pin = \"<tag>@sha256:<digest>\" and allow_downgrade = \"<why>\" in module %q",
+		where, withDigest(dc.label(f.Image), f.Image), dc.m.Image, dc.m.Image, dc.m.Name)
+	return r
 }
 
 // allAtLeast reports whether img is at or above every floor.

@@ -26,6 +26,9 @@ const (
 	// KindLockUnread: the previous entry is the newest by its lines, but
 	// its digest's content could not be read.
 	KindLockUnread RefusalKind = "lock-not-served"
+	// KindLockUnreadOffline: the same, offline, where neither a mirror nor
+	// the cache holds the entry's digest.
+	KindLockUnreadOffline RefusalKind = "lock-not-read-offline"
 )
 
 // Refusal says why a module cannot be locked: the image that would be
@@ -51,7 +54,7 @@ func (r *Refusal) Error() string {
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
-	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified, KindLockUnread:
+	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified, KindLockUnread, KindLockUnreadOffline:
 		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
 		return b.String()
 	default:

@@ -243,18 +243,19 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 // hosts not read.
 func (dc *decider) settle(ctx context.Context) error {
 	var oldImg *image.Image
-	read := false
+	read := contentRead
 	if dc.old != nil {
-		img, ok, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
+		img, state, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
 			return err
 		}
-		oldImg, read = &img, ok
+		oldImg, read = &img, state
 	}
 	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
 	for i := range dc.floors {
 		if dc.floors[i].Kind == FloorLocked {
-			dc.floors[i].Unread = !read
+			dc.floors[i].Unread = read != contentRead
+			dc.floors[i].Offline = read == contentOffline
 		}
 	}
 	return dc.describeRecorded(ctx)
