@@ -106,8 +106,15 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	what := "the new image " + short(newImg)
 	var failed *Refusal
 	unrecorded := false // a floor it fails against that the lock was not held against
+	foreign := newImg.Repository != "" && newImg.Repository != m.Image
 	for _, f := range fl {
 		res := dc.tags().compare(ctx, newImg, f.Image, newImg, f.Image, opts)
+		if foreign && res.Rule != order.RuleContent {
+			// Another repository's tags and labels are its publisher's
+			// words: only the same content as what runs orders it.
+			res = order.Result{Cmp: order.Unknown, Rule: order.RuleNone,
+				Detail: fmt.Sprintf("the new image comes from %s, not from the module's repository %s: only the same content as a floor orders it", newImg.Repository, m.Image)}
+		}
 		switch res.Cmp {
 		case order.Newer:
 			if j.Verdict == VerdictFirst || j.Verdict == VerdictSame {
