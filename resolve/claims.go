@@ -41,16 +41,15 @@ type claims struct {
 	m   *catalogue.Module
 	// vouched: "tag@id" (id a digest or an image ID) a source vouches for.
 	vouched map[string]bool
-	// checked: "tag@digest" asked of the registry, and why it is not
-	// believed ("" when it is).
-	checked map[string]string
+	// checked: "tag@digest" asked of the registry, and what it said.
+	checked map[string]verdict
 	// offered: "tag@digest" of images offered to be chosen, whose claims
 	// are checked only where they win.
 	offered map[string]bool
 }
 
 func newClaims(reg Registry, m *catalogue.Module) *claims {
-	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]string{}, offered: map[string]bool{}}
+	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]verdict{}, offered: map[string]bool{}}
 }
 
 // vouch records that a source says img's tag names img's content.
@@ -110,9 +109,18 @@ func (c *claims) compare(ctx context.Context, a, b, ra, rb image.Image, opts ord
 		if !wins && c.offered[named.Tag+"@"+named.Digest] {
 			continue
 		}
-		if why := c.confirm(ctx, named); why != "" {
-			return order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: why}
+		v := c.confirm(ctx, named, opts)
+		if v.why == "" {
+			continue
 		}
+		if !wins && v.later {
+			// The tag was re-published since this build (official
+			// images are, with every base image update): an earlier
+			// build under a tag is at most that tag's version, and it
+			// loses here to something newer than that.
+			continue
+		}
+		return order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: v.why}
 	}
 	return res
 }
@@ -124,62 +132,69 @@ func tagDecides(c order.Claim) bool {
 	return c.Kind == order.FromTag || (c.Kind == order.FromBoth && c.Tag.Precision() > c.Label.Precision())
 }
 
-// confirm reports why img's tag is not believed to name its content, or ""
-// when a source vouches for it or the registry confirms it.
-func (c *claims) confirm(ctx context.Context, img image.Image) string {
+// verdict is what the registry says of a tag claim: why it is not
+// believed ("" when it is), and whether the tag has moved on to a later
+// build (by plausible build dates) than the one claimed.
+type verdict struct {
+	why   string
+	later bool
+}
+
+// confirm checks img's tag claim: believed when a source vouches for it or
+// the registry confirms it.
+func (c *claims) confirm(ctx context.Context, img image.Image, opts order.Options) verdict {
 	for _, id := range []string{img.Digest, img.ImageID} {
 		if id != "" && c.vouched[img.Tag+"@"+id] {
-			return ""
+			return verdict{}
 		}
 	}
 	key := img.Tag + "@" + img.Digest
-	if why, ok := c.checked[key]; ok {
-		return why
+	if v, ok := c.checked[key]; ok {
+		return v
 	}
-	why := c.ask(ctx, img)
-	c.checked[key] = why
-	return why
+	v := c.ask(ctx, img, opts)
+	c.checked[key] = v
+	return v
 }
 
 // ask checks with the registry that img's tag names img's digest.
-func (c *claims) ask(ctx context.Context, img image.Image) string {
+func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) verdict {
 	only := fmt.Sprintf("only the tag %s says the version of %s (the image has no version label, or a less precise one)", img.Tag, image.Short(img.Digest))
+	no := func(format string, args ...any) verdict {
+		return verdict{why: only + fmt.Sprintf(format, args...) + ": pin does not believe it"}
+	}
 	if img.Digest == "" {
-		return only + ", and without a registry digest the tag cannot be checked: pin does not believe it"
+		return no(", and without a registry digest the tag cannot be checked")
 	}
 	if c.reg == nil {
-		return only + ", and no registry may be asked whether the tag names it: pin does not believe it"
+		return no(", and no registry may be asked whether the tag names it")
 	}
-	now := ""
 	if h, ok := c.reg.(Header); ok {
 		d, err := h.Head(ctx, c.m.Image, img.Tag)
 		switch {
 		case err == nil && d == img.Digest:
-			return ""
-		case err == nil:
-			now = d
+			return verdict{}
 		case errors.Is(err, image.ErrNotFound):
-			return only + ", and the registry has no such tag: pin does not believe it"
-		case !errors.Is(err, image.ErrUnavailable):
-			return fmt.Sprintf("%s, and asking the registry whether the tag names it failed (%v): pin does not believe it", only, err)
+			return no(", and the registry has no such tag")
+		case err != nil && !errors.Is(err, image.ErrUnavailable):
+			return no(", and asking the registry whether the tag names it failed (%v)", err)
 		}
 	}
-	if now == "" || len(img.Platforms) == 0 {
-		// Offline the cache's record of the tag answers; online, a tag
-		// that names an index may name img as one of its platforms.
-		got, err := c.reg.Image(ctx, c.m.Image, img.Tag, img.Platform)
-		switch {
-		case err == nil && (got.Digest == img.Digest || slices.Contains(slices.Collect(maps.Values(got.Platforms)), img.Digest)):
-			return ""
-		case err == nil:
-			now = got.Digest
-		case errors.Is(err, image.ErrUnavailable) && now == "":
-			return only + ", and offline nothing records what the tag names: pin does not believe it"
-		case errors.Is(err, image.ErrNotFound) && now == "":
-			return only + ", and the registry has no such tag: pin does not believe it"
-		case now == "":
-			return fmt.Sprintf("%s, and asking the registry whether the tag names it failed (%v): pin does not believe it", only, err)
-		}
+	// What the tag names now, as the registry (or offline, the cache's
+	// record of the tag) describes it: an index may name img as one of its
+	// platforms.
+	got, err := c.reg.Image(ctx, c.m.Image, img.Tag, img.Platform)
+	switch {
+	case err == nil && (got.Digest == img.Digest || slices.Contains(slices.Collect(maps.Values(got.Platforms)), img.Digest)):
+		return verdict{}
+	case errors.Is(err, image.ErrUnavailable):
+		return no(", and offline nothing records what the tag names")
+	case errors.Is(err, image.ErrNotFound):
+		return no(", and the registry has no such tag")
+	case err != nil:
+		return no(", and asking the registry whether the tag names it failed (%v)", err)
 	}
-	return fmt.Sprintf("%s, and the registry says the tag names %s: pin does not believe it", only, image.Short(now))
+	then, now := opts.Created(img), opts.Created(got)
+	return verdict{why: only + fmt.Sprintf(", and the registry says the tag names %s: pin does not believe it", image.Short(got.Digest)),
+		later: !then.IsZero() && !now.IsZero() && now.After(then)}
 }

@@ -253,9 +253,13 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 		if f.Image.Tag != "" {
 			p = f.Image.Tag + "@" + p
 		}
-		if f.Kind == FloorLocked {
+		switch {
+		case f.Kind == FloorLocked && dc.m.Policy == catalogue.TrackUpstream:
+			// (track-upstream's pin chooses a variant, not an image.)
+			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write policy = \"at-least-running\" and pin = %q", p))
+		case f.Kind == FloorLocked:
 			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write pin = %q", p))
-		} else {
+		default:
 			opts = append(opts, fmt.Sprintf("to run what %s runs, write pin = %q", f.Where(), p))
 		}
 		if dc.m.Policy == catalogue.Exact {
