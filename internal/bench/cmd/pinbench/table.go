@@ -16,8 +16,8 @@ func render(cfg config, st seedStats, modules int, results []result, loadStart s
 	if cfg.Auth {
 		auth = "anonymous bearer token per repository scope"
 	}
-	fmt.Fprintf(&b, "\npin bench: %d modules (%d track-upstream, %d at-least-running on a snapshot host), %d tags per repository, round trip %s, %s\n",
-		modules, cfg.N, cfg.Running, cfg.T, cfg.RTT, auth)
+	fmt.Fprintf(&b, "\npin bench: %d modules (%d track-upstream, %d at-least-running on %d snapshot hosts), %d tags per repository, round trip %s, %s\n",
+		modules, cfg.N, cfg.Running, cfg.Hosts, cfg.T, cfg.RTT, auth)
 	fmt.Fprintf(&b, "%s; load average %s at the start, %s at the end (%d CPUs)\n\n", st, loadStart, loadavg(), runtime.NumCPU())
 
 	head := []string{"command", "cache", "N", "c"}
