@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +116,33 @@ func TestCache(t *testing.T) {
 		assertNoTemp(t, c.dir)
 	})
 
+	// A blob cut short (a crash while writing, or a reader in another
+	// process while it is written) or tampered with is never believed,
+	// and the next put replaces it although it is there.
+	t.Run("torn and tampered blobs", func(t *testing.T) {
+		c := NewCache(t.TempDir())
+		p, _ := c.blobPath(d)
+		for _, bad := range [][]byte{content[:7], {}, []byte(`{"schemaVersion":3}`)} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if b, ok := c.get(d); ok {
+				t.Fatalf("%q believed as %s: %q", bad, d, b)
+			}
+			if b, ok := NewCache(c.dir).get(d); ok {
+				t.Fatalf("%q believed by another Cache: %q", bad, b)
+			}
+			c.put(d, content)
+			if b, ok := c.get(d); !ok || string(b) != string(content) {
+				t.Fatalf("after put over %q: get = %q, %v", bad, b, ok)
+			}
+		}
+		assertNoTemp(t, c.dir)
+	})
+
 	t.Run("hints", func(t *testing.T) {
 		c := NewCache(t.TempDir())
 		repo := "127.0.0.1:5000/forge/forgejo"
@@ -141,24 +169,82 @@ func TestCache(t *testing.T) {
 		if _, ok := c.hint(repo, "latest"); ok {
 			t.Error("forgotten hint returned")
 		}
-		p, _ := c.hintPath(repo, "garbage")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(p, []byte("not a digest\n"), 0o644)
-		if h, ok := c.hint(repo, "garbage"); ok {
-			t.Errorf("garbage hint returned %q", h)
-		}
-		for _, bad := range [][2]string{{repo, ""}, {repo, "../x"}, {repo, ".."}, {"nohost", "1"}, {"h/../x", "1"}, {"h//x", "1"}} {
-			if p, ok := c.hintPath(bad[0], bad[1]); ok {
-				t.Errorf("hintPath(%q, %q) = %s, want refused", bad[0], bad[1], p)
+		for _, bad := range [][2]string{{repo, ""}, {repo, "../x"}, {repo, "a b"}, {"nohost", "1"}, {"h/../x", "1"}, {"h//x", "1"}, {"h/x y", "1"}} {
+			c.remember(bad[0], bad[1], d)
+			if h, ok := c.hint(bad[0], bad[1]); ok {
+				t.Errorf("hint(%q, %q) = %s, want refused", bad[0], bad[1], h)
 			}
 		}
-		want := filepath.Join(c.dir, "tags", "127.0.0.1_5000", "forge", "forgejo", "_tags", "1.0")
-		if p, _ := c.hintPath(repo, "1.0"); p != want {
-			t.Errorf("hintPath = %s, want %s", p, want)
+		// A new Cache reads what this one wrote: the hints file, a line
+		// per change, the last line winning.
+		b, err := os.ReadFile(filepath.Join(c.dir, "hints"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := repo + " latest " + d + "\n" + repo + "/sub _tags " + other + "\n" + repo + " latest " + other + "\n" + repo + " latest -\n"
+		if string(b) != want {
+			t.Errorf("hints file:\n%s\nwant:\n%s", b, want)
+		}
+		c2 := NewCache(c.dir)
+		if _, ok := c2.hint(repo, "latest"); ok {
+			t.Error("a forgotten hint came back in a new Cache")
+		}
+		if h, ok := c2.hint(repo+"/sub", "_tags"); !ok || h != other {
+			t.Errorf("new Cache: nested hint = %q, %v", h, ok)
 		}
 		assertNoTemp(t, c.dir)
+	})
+
+	t.Run("garbage hints", func(t *testing.T) {
+		dir := t.TempDir()
+		repo := "r.example/x"
+		lines := []string{
+			repo + " 1 " + d,                    // good
+			repo + " 2 not-a-digest",            // bad digest
+			repo + " 3 " + d + " extra",         // four fields
+			repo + " 4 sha256:" + d[7:20],       // cut short by a crash
+			repo + " 5 " + d + repo + " 6 " + d, // two lines run together
+			"nohost 7 " + d,                     // no repository path
+			repo + " ../8 " + d,                 // a tag with a separator
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hints"), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := NewCache(dir)
+		if h, ok := c.hint(repo, "1"); !ok || h != d {
+			t.Errorf("good line: %q, %v", h, ok)
+		}
+		for _, tag := range []string{"2", "3", "4", "5", "6", "../8"} {
+			if h, ok := c.hint(repo, tag); ok {
+				t.Errorf("garbage line for tag %s read as %s", tag, h)
+			}
+		}
+		if h, ok := c.hint("nohost", "7"); ok {
+			t.Errorf("garbage line read as %s", h)
+		}
+	})
+
+	t.Run("hints compacted", func(t *testing.T) {
+		dir := t.TempDir()
+		c := NewCache(dir)
+		for i := range 3 * compactHintsAbove {
+			c.remember("r.example/x", "t"+strconv.Itoa(i%10), digestOf([]byte{byte(i)}))
+		}
+		NewCache(dir).hint("r.example/x", "t0") // reads, so compacts
+		b, err := os.ReadFile(filepath.Join(dir, "hints"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "\n"); n != 10 {
+			t.Errorf("%d lines after compaction, want 10", n)
+		}
+		c3 := NewCache(dir)
+		for i := 3*compactHintsAbove - 10; i < 3*compactHintsAbove; i++ {
+			if h, _ := c3.hint("r.example/x", "t"+strconv.Itoa(i%10)); h != digestOf([]byte{byte(i)}) {
+				t.Errorf("t%d: %s after compaction, want the last remembered", i%10, h)
+			}
+		}
+		assertNoTemp(t, dir)
 	})
 
 	t.Run("concurrent writers", func(t *testing.T) {
@@ -218,10 +304,7 @@ func TestCacheFolderRemovedMidRun(t *testing.T) {
 	second := []byte(`{"n":2}`)
 	c.put(digestOf(first), first)
 	c.remember("r.example/x", "1", digestOf(first))
-	if err := os.RemoveAll(filepath.Join(dir, "blobs")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(dir, "tags")); err != nil {
+	if err := os.RemoveAll(dir); err != nil { // the blobs and the hints
 		t.Fatal(err)
 	}
 	c.put(digestOf(second), second)

@@ -51,7 +51,7 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 		if err := verify(desc.Manifest, ref); err != nil {
 			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 		}
-		r.cache.put(ref, desc.Manifest)
+		r.cache.putVerified(ref, desc.Manifest)
 		return desc.Manifest, ref, nil
 	}
 
@@ -93,7 +93,7 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 	if err := verify(desc.Manifest, digest); err != nil {
 		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 	}
-	r.cache.put(digest, desc.Manifest)
+	r.cache.putVerified(digest, desc.Manifest)
 	r.cache.remember(hintKey, ref, digest)
 	return desc.Manifest, digest, nil
 }
@@ -133,6 +133,6 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 	if err := verify(b, digest); err != nil {
 		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
 	}
-	r.cache.put(digest, b)
+	r.cache.putVerified(digest, b)
 	return b, nil
 }

@@ -269,10 +269,14 @@ func TestRemoteCost(t *testing.T) {
 		wantFiles := []string{
 			"blobs/sha256/" + hexOf(p.config),
 			"blobs/sha256/" + hexOf(p.digest),
-			"tags/" + strings.ReplaceAll(reg.host, ":", "_") + "/remote/cost/_tags/1.0",
+			"hints",
 		}
 		if diff := cmp.Diff(wantFiles, files, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 			t.Errorf("cache files (-want +got):\n%s", diff)
+		}
+		// One hint, written once although the tag was read again.
+		if b, err := os.ReadFile(filepath.Join(cache.dir, "hints")); err != nil || string(b) != reg.host+"/remote/cost 1.0 "+p.digest+"\n" {
+			t.Errorf("hints file %q, %v", b, err)
 		}
 	})
 }
