@@ -65,12 +65,28 @@ func Parse(srcs ...Source) (*Catalogue, hcl.Diagnostics) {
 			diags = append(diags, l.file(file, filepath.Dir(src.Filename))...)
 		}
 	}
-	c.Files = p.Files()
 	diags = append(diags, l.crossCheck()...)
+	c.Files = p.Files()
+	if len(diags) == 0 {
+		c.Files = withoutSyntax(c.Files)
+	}
 	sort.Slice(c.Hosts, func(i, j int) bool { return c.Hosts[i].Name < c.Hosts[j].Name })
 	sort.Slice(c.Registries, func(i, j int) bool { return c.Registries[i].Host < c.Registries[j].Host })
 	sort.Slice(c.Modules, func(i, j int) bool { return c.Modules[i].Name < c.Modules[j].Name })
 	return c, diags
+}
+
+// withoutSyntax keeps each file's bytes and drops its syntax tree, which
+// is most of a loaded catalogue's memory (3 of 4.4 MiB live for 1,100
+// modules) and is needed only to say which block a diagnostic is in. A
+// catalogue that loaded without a diagnostic needs neither more: a later
+// diagnostic still quotes its source, without the "in module" context.
+func withoutSyntax(files map[string]*hcl.File) map[string]*hcl.File {
+	out := make(map[string]*hcl.File, len(files))
+	for name, f := range files {
+		out[name] = &hcl.File{Bytes: f.Bytes}
+	}
+	return out
 }
 
 func catalogueFiles(path string) ([]string, error) {
