@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,22 +31,16 @@ func TestCacheCorrupt(t *testing.T) {
 		}
 		c.take()
 
-		manifestFile, _ := cache.blobPath(p.digest)
-		configFile, _ := cache.blobPath(p.config)
 		corrupt := func() {
 			t.Helper()
-			for _, f := range []string{manifestFile, configFile} {
-				if err := os.WriteFile(f, []byte(`{"mediaType":"tampered"}`), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			tamper(t, cache, p.digest)
+			tamper(t, cache, p.config)
 		}
 		intact := func() {
 			t.Helper()
-			for f, d := range map[string]string{manifestFile: p.digest, configFile: p.config} {
-				b, err := os.ReadFile(f)
-				if err != nil || verify(b, d) != nil {
-					t.Errorf("cache entry %s not restored: %v", d, err)
+			for _, d := range []string{p.digest, p.config} {
+				if _, ok := cache.get(d); !ok {
+					t.Errorf("cache entry %s not restored", d)
 				}
 			}
 		}
@@ -116,31 +112,88 @@ func TestCache(t *testing.T) {
 		assertNoTemp(t, c.dir)
 	})
 
-	// A blob cut short (a crash while writing, or a reader in another
-	// process while it is written) or tampered with is never believed,
-	// and the next put replaces it although it is there.
-	t.Run("torn and tampered blobs", func(t *testing.T) {
-		c := NewCache(t.TempDir())
-		p, _ := c.blobPath(d)
-		for _, bad := range [][]byte{content[:7], {}, []byte(`{"schemaVersion":3}`)} {
+	// A blob an older pin wrote as a file is read; one cut short or
+	// tampered with is never believed, and put stores a good copy.
+	t.Run("files of an older pin", func(t *testing.T) {
+		for _, bad := range [][]byte{content, content[:7], {}, []byte(`{"schemaVersion":3}`)} {
+			c := NewCache(t.TempDir())
+			p, _ := c.blobPath(d)
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(p, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if b, ok := c.get(d); ok {
-				t.Fatalf("%q believed as %s: %q", bad, d, b)
+			b, ok := c.get(d)
+			if string(bad) == string(content) {
+				if !ok || string(b) != string(content) {
+					t.Fatalf("a good file of an older pin: get = %q, %v", b, ok)
+				}
+				continue
 			}
-			if b, ok := NewCache(c.dir).get(d); ok {
-				t.Fatalf("%q believed by another Cache: %q", bad, b)
+			if ok {
+				t.Fatalf("%q believed as %s: %q", bad, d, b)
 			}
 			c.put(d, content)
 			if b, ok := c.get(d); !ok || string(b) != string(content) {
 				t.Fatalf("after put over %q: get = %q, %v", bad, b, ok)
 			}
 		}
-		assertNoTemp(t, c.dir)
+	})
+
+	// A record tampered with, or cut short by a crash (at the pack's end,
+	// or with another process's record run into it), is never believed,
+	// by this process or a later one; put appends a good copy, which wins.
+	t.Run("torn and tampered records", func(t *testing.T) {
+		dir := t.TempDir()
+		c := NewCache(dir)
+		c.put(d, content)
+		tamper(t, c, d)
+		if b, ok := c.get(d); ok {
+			t.Fatalf("tampered record believed: %q", b)
+		}
+		c.put(d, content)
+		if b, ok := c.get(d); !ok || string(b) != string(content) {
+			t.Fatalf("after put: %q, %v", b, ok)
+		}
+
+		// A crash mid-write leaves a header and part of the content; the
+		// next run appends after it.
+		pack := filepath.Join(dir, packName)
+		f, err := os.OpenFile(pack, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second := []byte(`{"schemaVersion":2,"n":2}`)
+		fmt.Fprintf(f, "blob %s %d\n%s", digestOf(second), len(second), second[:9])
+		f.Close()
+		later := func() *Cache { // another process: its own index
+			packIndexes.Delete(pack)
+			return NewCache(dir)
+		}
+		if b, ok := later().get(digestOf(second)); ok {
+			t.Fatalf("a record cut short believed: %q", b)
+		}
+		c2 := later()
+		c2.put(digestOf(second), second)
+		if b, ok := c2.get(digestOf(second)); !ok || string(b) != string(second) {
+			t.Fatalf("after put: %q, %v", b, ok)
+		}
+		// A later process reads the torn record and the one run into it
+		// as garbage, and still finds the first blob; the second is
+		// fetched and appended once more, and then found.
+		c3 := later()
+		if b, ok := c3.get(d); !ok || string(b) != string(content) {
+			t.Errorf("first blob after the torn record: %q, %v", b, ok)
+		}
+		if b, ok := c3.get(digestOf(second)); ok && string(b) != string(second) {
+			t.Errorf("second blob read as %q", b)
+		} else if !ok {
+			c3.put(digestOf(second), second)
+			if _, ok := later().get(digestOf(second)); !ok {
+				t.Error("second blob not found after it was appended again")
+			}
+		}
 	})
 
 	t.Run("hints", func(t *testing.T) {
@@ -268,6 +321,28 @@ func TestCache(t *testing.T) {
 	})
 }
 
+// tamper overwrites the content of digest's record in c's pack, keeping
+// its length.
+func tamper(t *testing.T, c *Cache, digest string) {
+	t.Helper()
+	k, _ := keyOf(digest)
+	p := c.pack()
+	p.mu.Lock()
+	s, ok := p.spans[k]
+	p.mu.Unlock()
+	if !ok {
+		t.Fatalf("%s is not in the pack", digest)
+	}
+	f, err := os.OpenFile(p.path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte("x"), int(s.n)), s.off); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func assertNoTemp(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
@@ -317,7 +392,7 @@ func TestCacheFolderRemovedMidRun(t *testing.T) {
 	}
 	assertNoTemp(t, dir)
 	// The mode is the one the cache always wrote, less the umask.
-	p, _ := c.blobPath(digestOf(second))
+	p := filepath.Join(dir, packName)
 	if fi, err := os.Stat(p); err != nil {
 		t.Error(err)
 	} else if m := fi.Mode().Perm(); m&^0o644 != 0 || m&0o600 != 0o600 {

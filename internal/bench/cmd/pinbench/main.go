@@ -307,7 +307,13 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 		logf("profiling resolve at c=%d with pinprof", c)
 		prof, lockCPU = profile(cfg, dir, logs, c, px)
 	}
-	report := render(cfg, st, len(projects), results, loadStart, lockCPU) + prof
+	// What pin costs before it does anything: the binary's pages and the
+	// runtime. Per-module memory is the peak above it.
+	var help int64
+	if _, rss, _, exit, _, err := runPin(cfg.Pin, dir, filepath.Join(logs, "help"), "--help"); err == nil && exit == 0 {
+		help = rss
+	}
+	report := render(cfg, st, len(projects), results, loadStart, lockCPU, help) + prof
 	fmt.Fprint(stdout, report)
 	if cfg.Out != "" {
 		return os.WriteFile(cfg.Out, []byte(report), 0o644)
