@@ -57,16 +57,28 @@ func TestCacheCorrupt(t *testing.T) {
 		c.expect(t, "corrupt, by tag", map[string]int{"manifest HEAD": 1, "manifest GET": 1, "blob GET": 1})
 		intact()
 
+		// By digest, the same Remote remembers what the digest described
+		// in this run (verified then) and reads nothing; a later run's
+		// Remote reads the cache, finds it corrupt, and fetches.
 		corrupt()
+		want.Tag = ""
 		got, err = r.Image(ctx, repo, p.digest, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want.Tag = ""
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("remembered, by digest (-want +got):\n%s", diff)
+		}
+		c.expect(t, "remembered, by digest", map[string]int{})
+		r2, c2 := newTestRemote(t, RemoteOptions{Host: reg.host, Cache: cache})
+		got, err = r2.Image(ctx, repo, p.digest, "")
+		if err != nil {
+			t.Fatal(err)
+		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("after corruption, by digest (-want +got):\n%s", diff)
 		}
-		c.expect(t, "corrupt, by digest", map[string]int{"manifest GET": 1, "blob GET": 1})
+		c2.expect(t, "corrupt, by digest", map[string]int{"ping http": 1, "ping https": 1, "manifest GET": 1, "blob GET": 1})
 		intact()
 	})
 }
@@ -398,4 +410,54 @@ func TestCacheFolderRemovedMidRun(t *testing.T) {
 	} else if m := fi.Mode().Perm(); m&^0o644 != 0 || m&0o600 != 0o600 {
 		t.Errorf("mode %v", m)
 	}
+}
+
+// TestRemoteRemembersDigests: with a cache, a digest described once in a
+// run is not read again (not even from the cache), and what is returned
+// shares nothing with what is remembered; without a cache, every call
+// asks the registry.
+func TestRemoteRemembersDigests(t *testing.T) {
+	t.Parallel()
+	onRegistries(t, plainRegistry, func(t *testing.T, reg *testRegistry) {
+		repo := reg.host + "/cache/remember"
+		p := reg.push(t, repo+":1.0", versioned(t, "1.0", created1))
+		ctx := context.Background()
+		cache := NewCache(t.TempDir())
+		r, c := newTestRemote(t, RemoteOptions{Host: reg.host, Cache: cache})
+		byTag, err := r.Image(ctx, repo, "1.0", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.take()
+		// The cache's files go: only the memory of this run is left.
+		if err := os.RemoveAll(cache.dir); err != nil {
+			t.Fatal(err)
+		}
+		byDigest, err := r.Image(ctx, repo, p.digest, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.expect(t, "by digest after by tag", map[string]int{})
+		want := byTag
+		want.Tag = ""
+		if diff := cmp.Diff(want, byDigest); diff != "" {
+			t.Errorf("by digest (-want +got):\n%s", diff)
+		}
+		byDigest.Labels["org.opencontainers.image.version"] = "changed by a caller"
+		again, err := r.Image(ctx, repo, p.digest, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, again); diff != "" {
+			t.Errorf("a caller's change reached the memory (-want +got):\n%s", diff)
+		}
+
+		r2, c2 := newTestRemote(t, RemoteOptions{Host: reg.host})
+		for range 2 {
+			if _, err := r2.Image(ctx, repo, p.digest, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c2.expect(t, "without a cache", map[string]int{"ping http": 1, "ping https": 1, "manifest GET": 2, "blob GET": 2})
+	})
 }
