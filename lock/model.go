@@ -94,10 +94,17 @@ type Observation struct {
 	Created time.Time
 }
 
-// Module returns the entry for name, or nil.
+// Module returns the entry for name, or nil. Entries sorted by name (as
+// Parse reads what Format wrote) are found by a binary search; a lock in
+// another order is scanned, so every lock answers the same. Resolving
+// asks it once per module: a scan each time made a warm run of 11,000
+// modules spend 2 s comparing names (issue 17).
 func (l *Lock) Module(name string) *Module {
 	if l == nil {
 		return nil
+	}
+	if i, ok := slices.BinarySearchFunc(l.Modules, name, func(m *Module, n string) int { return strings.Compare(m.Name, n) }); ok {
+		return l.Modules[i]
 	}
 	for _, m := range l.Modules {
 		if m.Name == name {

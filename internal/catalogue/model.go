@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -205,7 +206,13 @@ const (
 var WorkloadKinds = []WorkloadKind{Deployment, StatefulSet, DaemonSet, CronJob, Job, Pod}
 
 // Module returns the module with the given name, or nil.
+//
+// Modules sorted by name (as Parse returns them) are found by a binary
+// search; a Catalogue built in another order is scanned.
 func (c *Catalogue) Module(name string) *Module {
+	if i, ok := slices.BinarySearchFunc(c.Modules, name, func(m *Module, n string) int { return strings.Compare(m.Name, n) }); ok {
+		return c.Modules[i]
+	}
 	for _, m := range c.Modules {
 		if m.Name == name {
 			return m

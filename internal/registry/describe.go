@@ -40,21 +40,20 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 	if !strings.HasPrefix(ref, "sha256:") {
 		img.Tag = ref
 	}
-	mt, err := mediaType(raw)
+	doc, err := parseManifest(raw)
 	if err != nil {
 		return image.Image{}, fmt.Errorf("manifest %s of %s: %w", digest, repo, err)
 	}
-	if mt.IsIndex() {
-		idx, err := v1.ParseIndexManifest(strings.NewReader(string(raw)))
-		if err != nil {
-			return image.Image{}, fmt.Errorf("index %s of %s: %w", digest, repo, err)
-		}
+	if doc.index() {
 		img.Platforms = map[string]string{}
-		for _, d := range idx.Manifests {
+		for _, d := range doc.Manifests {
 			if d.Platform == nil || d.Platform.OS == "unknown" || !d.MediaType.IsImage() {
 				continue // attestations and nested indexes are not platforms
 			}
-			img.Platforms[platformString(d.Platform)] = d.Digest.String()
+			if !validDigest(d.Digest) {
+				return image.Image{}, fmt.Errorf("index %s of %s: a manifest's digest %q is not a sha256 digest", digest, repo, d.Digest)
+			}
+			img.Platforms[platformString(d.Platform)] = d.Digest
 		}
 		pd, ok := pickPlatform(img.Platforms, platform)
 		if !ok {
@@ -65,18 +64,20 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 		if err != nil {
 			return image.Image{}, err
 		}
+		if doc, err = parseManifest(raw); err != nil {
+			return image.Image{}, fmt.Errorf("manifest of %s@%s: %w", repo, digest, err)
+		}
 	}
-	m, err := v1.ParseManifest(strings.NewReader(string(raw)))
-	if err != nil {
-		return image.Image{}, fmt.Errorf("manifest of %s@%s: %w", repo, digest, err)
+	if !validDigest(doc.Config.Digest) {
+		return image.Image{}, fmt.Errorf("manifest of %s@%s: the config digest %q is not a sha256 digest", repo, digest, doc.Config.Digest)
 	}
-	img.ConfigDigest = m.Config.Digest.String()
+	img.ConfigDigest = doc.Config.Digest
 	cb, err := s.blob(ctx, repo, img.ConfigDigest)
 	if err != nil {
 		return image.Image{}, fmt.Errorf("config of %s@%s: %w", repo, digest, err)
 	}
-	cf, err := v1.ParseConfigFile(strings.NewReader(string(cb)))
-	if err != nil {
+	var cf configDoc
+	if err := json.Unmarshal(cb, &cf); err != nil {
 		return image.Image{}, fmt.Errorf("config %s of %s: %w", img.ConfigDigest, repo, err)
 	}
 	img.Created = cf.Created.Time.UTC()
@@ -87,21 +88,53 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 	return img, nil
 }
 
-func mediaType(raw []byte) (types.MediaType, error) {
-	var probe struct {
+// manifestDoc is what describe reads of a manifest or an index, decoded
+// once: go-containerregistry's v1.Manifest and v1.IndexManifest decode
+// every field, which was most of a warm run's JSON time (issue 17).
+type manifestDoc struct {
+	MediaType types.MediaType `json:"mediaType"`
+	Config    struct {
+		Digest string `json:"digest"`
+	} `json:"config"`
+	Manifests []struct {
 		MediaType types.MediaType `json:"mediaType"`
-		Manifests json.RawMessage `json:"manifests"`
+		Digest    string          `json:"digest"`
+		Platform  *v1.Platform    `json:"platform"`
+	} `json:"manifests"`
+}
+
+// index reports whether the document is an index (an OCI index without
+// a mediaType field is known by its manifests).
+func (m *manifestDoc) index() bool {
+	if m.MediaType == "" {
+		return m.Manifests != nil
 	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return "", fmt.Errorf("not a manifest: %w", err)
+	return m.MediaType.IsIndex()
+}
+
+func parseManifest(raw []byte) (*manifestDoc, error) {
+	var m manifestDoc
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("not a manifest: %w", err)
 	}
-	if probe.MediaType == "" && len(probe.Manifests) > 0 {
-		return types.OCIImageIndex, nil
-	}
-	if probe.MediaType == "" {
-		return types.OCIManifestSchema1, nil
-	}
-	return probe.MediaType, nil
+	return &m, nil
+}
+
+// configDoc is what describe reads of an image config.
+type configDoc struct {
+	Created      v1.Time `json:"created"`
+	OS           string  `json:"os"`
+	Architecture string  `json:"architecture"`
+	Variant      string  `json:"variant"`
+	Config       struct {
+		Labels map[string]string `json:"Labels"`
+	} `json:"config"`
+}
+
+// validDigest reports whether d is a well-formed sha256 digest.
+func validDigest(d string) bool {
+	hex, ok := strings.CutPrefix(d, "sha256:")
+	return ok && len(hex) == 64 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
 func platformString(p *v1.Platform) string {

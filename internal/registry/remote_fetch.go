@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -15,11 +16,38 @@ import (
 
 // Image describes repo:ref, ref being a tag or a "sha256:" digest, with an
 // index resolved to platform.
+//
+// With a cache, what a digest describes is remembered for the Remote's
+// life: a run reads the same digest more than once (the newest tag, then
+// the previous lock's entry naming it), and reading it again from the
+// cache cost a read, a hash and a decoding each time while asking the
+// registry nothing. Without a cache every call asks, as before.
 func (r *Remote) Image(ctx context.Context, repo, ref, platform string) (image.Image, error) {
 	if _, err := r.repository(repo); err != nil {
 		return image.Image{}, err
 	}
-	return describe(ctx, r, repo, ref, platform)
+	if r.cache != nil && strings.HasPrefix(ref, "sha256:") {
+		if v, ok := r.described.Load(describedKey{repo, ref, platform}); ok {
+			return cloneImage(v.(image.Image)), nil
+		}
+	}
+	img, err := describe(ctx, r, repo, ref, platform)
+	if err == nil && r.cache != nil {
+		byDigest := cloneImage(img)
+		byDigest.Tag = ""
+		r.described.Store(describedKey{repo, img.Digest, platform}, byDigest)
+	}
+	return img, err
+}
+
+// describedKey is a repository, a manifest digest and the platform asked.
+type describedKey struct{ repo, digest, platform string }
+
+// cloneImage copies img's maps, so that no caller shares them.
+func cloneImage(img image.Image) image.Image {
+	img.Labels = maps.Clone(img.Labels)
+	img.Platforms = maps.Clone(img.Platforms)
+	return img
 }
 
 // manifest fetches a manifest by tag or digest. By digest, a cached copy
@@ -51,7 +79,7 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 		if err := verify(desc.Manifest, ref); err != nil {
 			return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 		}
-		r.cache.put(ref, desc.Manifest)
+		r.cache.putVerified(ref, desc.Manifest)
 		return desc.Manifest, ref, nil
 	}
 
@@ -93,7 +121,7 @@ func (r *Remote) manifest(ctx context.Context, repo, ref string) ([]byte, string
 	if err := verify(desc.Manifest, digest); err != nil {
 		return nil, "", fmt.Errorf("manifest of %s: %w", what, err)
 	}
-	r.cache.put(digest, desc.Manifest)
+	r.cache.putVerified(digest, desc.Manifest)
 	r.cache.remember(hintKey, ref, digest)
 	return desc.Manifest, digest, nil
 }
@@ -133,6 +161,6 @@ func (r *Remote) blob(ctx context.Context, repo, digest string) ([]byte, error) 
 	if err := verify(b, digest); err != nil {
 		return nil, fmt.Errorf("blob from %s: %w", r.source.RegistryStr(), err)
 	}
-	r.cache.put(digest, b)
+	r.cache.putVerified(digest, b)
 	return b, nil
 }

@@ -265,14 +265,18 @@ func TestRemoteCost(t *testing.T) {
 			}
 			return nil
 		})
-		hexOf := func(d string) string { return strings.TrimPrefix(d, "sha256:") }
-		wantFiles := []string{
-			"blobs/sha256/" + hexOf(p.config),
-			"blobs/sha256/" + hexOf(p.digest),
-			"tags/" + strings.ReplaceAll(reg.host, ":", "_") + "/remote/cost/_tags/1.0",
-		}
+		wantFiles := []string{"blobs.pack", "hints"}
 		if diff := cmp.Diff(wantFiles, files, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 			t.Errorf("cache files (-want +got):\n%s", diff)
+		}
+		// The manifest and the config, each appended once.
+		if b, err := os.ReadFile(filepath.Join(cache.dir, "blobs.pack")); err != nil ||
+			strings.Count(string(b), "blob sha256:") != 2 || !strings.Contains(string(b), "blob "+p.digest+" ") || !strings.Contains(string(b), "blob "+p.config+" ") {
+			t.Errorf("pack:\n%s\n%v", b, err)
+		}
+		// One hint, written once although the tag was read again.
+		if b, err := os.ReadFile(filepath.Join(cache.dir, "hints")); err != nil || string(b) != reg.host+"/remote/cost 1.0 "+p.digest+"\n" {
+			t.Errorf("hints file %q, %v", b, err)
 		}
 	})
 }

@@ -10,13 +10,17 @@ import (
 )
 
 // writeCatalogue writes dir/catalogue.hcl for the seeded fleet as seen
-// through the proxy at addr, and the snapshot of host fleet-1 that runs
-// every at-least-running module's newest release: the incident, at scale.
-func writeCatalogue(dir, addr string, fleet []*seeded) error {
+// through the proxy at addr, and the snapshots of hosts fleet-1 …
+// fleet-<hosts> that run the at-least-running modules' newest releases,
+// spread round-robin (module k of them on host k mod hosts + 1): the
+// incident, at scale.
+func writeCatalogue(dir, addr string, fleet []*seeded, hosts int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by pinbench: %d modules on the registry behind the bench proxy.\n\n", len(fleet))
 	fmt.Fprintf(&b, "registry %q {\n  insecure = true\n}\n\n", addr)
-	fmt.Fprintf(&b, "host \"fleet-1\" {\n  snapshot = \"fleet-1.json\"\n}\n")
+	for h := 1; h <= hosts; h++ {
+		fmt.Fprintf(&b, "host \"fleet-%d\" {\n  snapshot = \"fleet-%d.json\"\n}\n", h, h)
+	}
 	type container struct {
 		ID      string            `json:"id"`
 		Name    string            `json:"name"`
@@ -34,13 +38,18 @@ func writeCatalogue(dir, addr string, fleet []*seeded) error {
 		OS          string            `json:"os,omitempty"`
 		Arch        string            `json:"architecture,omitempty"`
 	}
-	snap := struct {
+	type snapshot struct {
 		Schema     int         `json:"schema"`
 		Host       string      `json:"host"`
 		ImageStore string      `json:"image_store"`
 		Containers []container `json:"containers"`
 		Images     []img       `json:"images"`
-	}{Schema: 1, Host: "fleet-1", ImageStore: "classic", Containers: []container{}, Images: []img{}}
+	}
+	snaps := make([]*snapshot, hosts)
+	for h := range snaps {
+		snaps[h] = &snapshot{Schema: 1, Host: fmt.Sprintf("fleet-%d", h+1), ImageStore: "classic", Containers: []container{}, Images: []img{}}
+	}
+	running := 0
 
 	for i, s := range fleet {
 		p := s.p
@@ -57,7 +66,9 @@ func writeCatalogue(dir, addr string, fleet []*seeded) error {
 			fmt.Fprintf(&b, "  versioning = %q\n", p.Versioning)
 		}
 		if p.Running != "" {
-			fmt.Fprintf(&b, "  runs_on \"fleet-1\" { container = %q }\n", p.Module)
+			snap := snaps[running%hosts]
+			running++
+			fmt.Fprintf(&b, "  runs_on %q { container = %q }\n", snap.Host, p.Module)
 			run := s.at(p.Running)
 			cf, err := run.amd64.ConfigFile()
 			if err != nil {
@@ -78,9 +89,14 @@ func writeCatalogue(dir, addr string, fleet []*seeded) error {
 	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(snap, "", "  ")
-	if err != nil {
-		return err
+	for _, snap := range snaps {
+		js, err := json.MarshalIndent(snap, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, snap.Host+".json"), js, 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, "fleet-1.json"), js, 0o644)
+	return nil
 }

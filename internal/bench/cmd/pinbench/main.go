@@ -42,6 +42,9 @@ type config struct {
 	Prof        string
 	Minimal     string
 	Seeded      bool
+	Storage     string
+	Hosts       int
+	Commands    []string
 }
 
 func main() {
@@ -77,6 +80,9 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.Budget, "budget", 0, "skip runs that would end after this much time from the start (0: no limit)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the generated fleet")
 	fs.BoolVar(&cfg.Seeded, "seeded", false, "the registry already holds this fleet (same -n, -tags, -running, -seed): build it, push nothing")
+	fs.StringVar(&cfg.Storage, "storage", "", "the registry's storage folder: write the fleet there in distribution's filesystem layout instead of pushing it (much faster; the registry must use the filesystem driver)")
+	fs.IntVar(&cfg.Hosts, "hosts", 1, "snapshot hosts the at-least-running modules run on, spread evenly (fleet-1 … fleet-H)")
+	cmds := fs.String("commands", "resolve,outdated", "pin commands to measure, comma-separated")
 	fs.StringVar(&cfg.Out, "out", "", "also write the report (Markdown) to this file")
 	fs.StringVar(&cfg.Minimal, "minimal", "", "the minclient binary: when set, after each run of pin the minimal client makes the same requests, measured alike")
 	fs.StringVar(&cfg.Prof, "pinprof", "", "the pinprof binary: when set, profile a cold and a warm resolve at the highest concurrency ≤ 8 after the measured runs")
@@ -86,8 +92,16 @@ func parseFlags(args []string) (config, error) {
 	if cfg.Registry == "" || cfg.Pin == "" || cfg.Work == "" {
 		return cfg, fmt.Errorf("-registry, -pin and -work are required")
 	}
-	if cfg.N < 1 || cfg.T < 3 || cfg.RTT < 0 || cfg.Workers < 1 {
-		return cfg, fmt.Errorf("need -n ≥ 1, -tags ≥ 3, -rtt ≥ 0, -seed-workers ≥ 1")
+	if cfg.N < 1 || cfg.T < 3 || cfg.RTT < 0 || cfg.Workers < 1 || cfg.Hosts < 1 {
+		return cfg, fmt.Errorf("need -n ≥ 1, -tags ≥ 3, -rtt ≥ 0, -seed-workers ≥ 1, -hosts ≥ 1")
+	}
+	for _, c := range strings.Split(*cmds, ",") {
+		switch c = strings.TrimSpace(c); c {
+		case "resolve", "outdated":
+			cfg.Commands = append(cfg.Commands, c)
+		default:
+			return cfg, fmt.Errorf("-commands %q: write resolve, outdated or both", *cmds)
+		}
 	}
 	if cfg.Running < 0 {
 		cfg.Running = cfg.N / 10
@@ -128,11 +142,17 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 		projects = append(projects, genProject(i, cfg.T, true, cfg.Seed))
 	}
 	logf("seeding %d repositories × %d tags into %s", len(projects), cfg.T, cfg.Registry)
-	fleet, st, err := seed(ctx, cfg.Registry, projects, cfg.Workers, !cfg.Seeded, logf)
+	fleet, st, err := seed(ctx, cfg.Registry, projects, cfg.Workers, !cfg.Seeded && cfg.Storage == "", logf)
 	if err != nil {
 		return err
 	}
-	logf("%s", st)
+	if cfg.Storage != "" && !cfg.Seeded {
+		if st, err = writeStorage(ctx, cfg.Storage, fleet, cfg.Workers, logf); err != nil {
+			return err
+		}
+	} else {
+		logf("%s", st)
+	}
 
 	px, err := startProxy(cfg.Registry, cfg.RTT, cfg.Auth)
 	if err != nil {
@@ -152,7 +172,7 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 			return err
 		}
 	}
-	if err := writeCatalogue(dir, px.addr, fleet); err != nil {
+	if err := writeCatalogue(dir, px.addr, fleet, cfg.Hosts); err != nil {
 		return err
 	}
 
@@ -174,12 +194,7 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 		return cold, warm
 	}
 
-	commands := []string{"resolve"}
-	if hasCommand(cfg.Pin, "outdated") {
-		commands = append(commands, "outdated")
-	} else {
-		logf("pin has no outdated command yet: measuring resolve only")
-	}
+	commands := cfg.Commands
 
 	// Highest concurrency first: the quick runs tell how long the slow
 	// ones will take, so that a budget skips what would not fit.
@@ -292,7 +307,13 @@ func bench(ctx context.Context, cfg config, stdout, log io.Writer) error {
 		logf("profiling resolve at c=%d with pinprof", c)
 		prof, lockCPU = profile(cfg, dir, logs, c, px)
 	}
-	report := render(cfg, st, len(projects), results, loadStart, lockCPU) + prof
+	// What pin costs before it does anything: the binary's pages and the
+	// runtime. Per-module memory is the peak above it.
+	var help int64
+	if _, rss, _, exit, _, err := runPin(cfg.Pin, dir, filepath.Join(logs, "help"), "--help"); err == nil && exit == 0 {
+		help = rss
+	}
+	report := render(cfg, st, len(projects), results, loadStart, lockCPU, help) + prof
 	fmt.Fprint(stdout, report)
 	if cfg.Out != "" {
 		return os.WriteFile(cfg.Out, []byte(report), 0o644)

@@ -159,18 +159,6 @@ func childMain(report string, args []string) int {
 	return 0
 }
 
-// hasCommand reports whether pin --help lists command.
-func hasCommand(bin, command string) bool {
-	out, _ := exec.Command(bin, "--help").CombinedOutput()
-	for _, l := range strings.Split(string(out), "\n") {
-		f := strings.Fields(l)
-		if len(f) > 0 && f[0] == command && strings.HasPrefix(l, "  ") {
-			return true
-		}
-	}
-	return false
-}
-
 // checkLock compares the lock pin wrote with what the fleet says each
 // module must lock; it returns a sentence per mismatch (at most five, and
 // a count).

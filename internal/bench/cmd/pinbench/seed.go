@@ -201,7 +201,10 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type seedStats struct {
 	Repos, Tags, Manifests, Configs int
 	Requests                        int64
-	Took                            time.Duration
+	// Files is set instead of Requests when the fleet was written into
+	// the registry's storage folder (-storage).
+	Files int64
+	Took  time.Duration
 }
 
 // seed pushes every project to the registry at addr (host:port, plain
@@ -221,16 +224,18 @@ func seed(ctx context.Context, addr string, projects []*project, workers int, pu
 	if err != nil {
 		return nil, seedStats{}, err
 	}
-	// Pinged once for the registry: a transport.Wrapper tells
-	// go-containerregistry that the handshake is done, so that it does not
-	// ping again for every repository.
-	wt, err := transport.NewWithContext(ctx, reg, authn.Anonymous, ct, []string{reg.Scope(transport.PushScope)})
-	if err != nil {
-		return nil, seedStats{}, fmt.Errorf("pinging %s: %w", addr, err)
-	}
-	pusher, err := remote.NewPusher(remote.WithTransport(wt), remote.WithContext(ctx), remote.WithJobs(4))
-	if err != nil {
-		return nil, seedStats{}, err
+	var pusher *remote.Pusher
+	if push {
+		// Pinged once for the registry: a transport.Wrapper tells
+		// go-containerregistry that the handshake is done, so that it does
+		// not ping again for every repository.
+		wt, err := transport.NewWithContext(ctx, reg, authn.Anonymous, ct, []string{reg.Scope(transport.PushScope)})
+		if err != nil {
+			return nil, seedStats{}, fmt.Errorf("pinging %s: %w", addr, err)
+		}
+		if pusher, err = remote.NewPusher(remote.WithTransport(wt), remote.WithContext(ctx), remote.WithJobs(4)); err != nil {
+			return nil, seedStats{}, err
+		}
 	}
 	b, err := newBuilder()
 	if err != nil {
@@ -375,6 +380,11 @@ func (sb *sharedBlobs) upload(ctx context.Context, pusher *remote.Pusher, repo n
 // summary is one line about the seeding.
 func (st seedStats) String() string {
 	var b strings.Builder
+	if st.Files > 0 {
+		fmt.Fprintf(&b, "wrote %d repositories, %d tags, %d distinct manifests, %d configs into the registry's storage folder: %d files in %.1fs",
+			st.Repos, st.Tags, st.Manifests, st.Configs, st.Files, st.Took.Seconds())
+		return b.String()
+	}
 	fmt.Fprintf(&b, "seeded %d repositories, %d tags, %d distinct manifests, %d configs: %d requests in %.1fs (%.0f/s)",
 		st.Repos, st.Tags, st.Manifests, st.Configs, st.Requests, st.Took.Seconds(), float64(st.Requests)/st.Took.Seconds())
 	return b.String()

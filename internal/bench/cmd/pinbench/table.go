@@ -10,15 +10,24 @@ import (
 
 // render is the report: one Markdown table of every run, then the targets
 // of issue 6 checked against it, then notes.
-func render(cfg config, st seedStats, modules int, results []result, loadStart string, lockCPU time.Duration) string {
+func render(cfg config, st seedStats, modules int, results []result, loadStart string, lockCPU time.Duration, help int64) string {
 	var b strings.Builder
 	auth := "no auth"
 	if cfg.Auth {
 		auth = "anonymous bearer token per repository scope"
 	}
-	fmt.Fprintf(&b, "\npin bench: %d modules (%d track-upstream, %d at-least-running on a snapshot host), %d tags per repository, round trip %s, %s\n",
-		modules, cfg.N, cfg.Running, cfg.T, cfg.RTT, auth)
-	fmt.Fprintf(&b, "%s; load average %s at the start, %s at the end (%d CPUs)\n\n", st, loadStart, loadavg(), runtime.NumCPU())
+	fmt.Fprintf(&b, "\npin bench: %d modules (%d track-upstream, %d at-least-running on %d snapshot hosts), %d tags per repository, round trip %s, %s\n",
+		modules, cfg.N, cfg.Running, cfg.Hosts, cfg.T, cfg.RTT, auth)
+	fmt.Fprintf(&b, "%s; load average %s at the start, %s at the end (%d CPUs)\n", st, loadStart, loadavg(), runtime.NumCPU())
+	fmt.Fprintf(&b, "pin --help peaks at %.1f MiB; per module, each run below:", float64(help)/(1<<20))
+	for _, r := range results {
+		if r.Skipped != "" || r.Modules == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, " %s %s c=%d %.2f requests, %.2f ms wall, %.1f KiB above --help;", r.Command, r.cache(), r.C,
+			float64(r.Counts.Total())/float64(r.Modules), float64(r.Wall.Microseconds())/1000/float64(r.Modules), float64(r.RSS-help)/1024/float64(r.Modules))
+	}
+	b.WriteString("\n\n")
 
 	head := []string{"command", "cache", "N", "c"}
 	for _, k := range kindNames {
