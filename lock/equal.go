@@ -24,7 +24,14 @@ func Equal(a, b *Lock) bool {
 	if b != nil {
 		mb = sortedModules(b.Modules)
 	}
-	return slices.EqualFunc(ma, mb, (*Module).Equal)
+	var ha, hb []string
+	if a != nil {
+		ha = a.Hosts
+	}
+	if b != nil {
+		hb = b.Hosts
+	}
+	return sameTags(ha, hb) && slices.EqualFunc(ma, mb, (*Module).Equal)
 }
 
 // Equal reports whether m and o would format to the same bytes as the one

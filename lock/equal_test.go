@@ -212,7 +212,7 @@ func randomLock(r *rand.Rand) *Lock {
 		}
 		return time.Date(2026, time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), 0, r.IntN(60), 0, time.UTC)
 	}
-	l := &Lock{}
+	l := &Lock{Hosts: [][]string{nil, {"mesh-1"}, {"mesh-2", "mesh-1", "mesh-2"}}[r.IntN(3)]}
 	for _, name := range r.Perm(8)[:r.IntN(6)] {
 		m := &Module{
 			Name:           fmt.Sprintf("app-%d", name),

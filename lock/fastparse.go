@@ -30,6 +30,14 @@ func parseFast(src []byte, filename string) (*Lock, bool) {
 	}
 	p := &fastParser{src: src, off: len(header), line: strings.Count(header, "\n") + 1, filename: filename}
 	l := &Lock{}
+	if bytes.HasPrefix(src[p.off:], []byte("\nhosts = [")) {
+		p.next()
+		s, _ := p.next()
+		var ok bool
+		if l.Hosts, ok = listLine("  "+s, "hosts"); !ok {
+			return nil, false
+		}
+	}
 	for p.off < len(src) {
 		if s, ok := p.next(); !ok || s != "" {
 			return nil, false

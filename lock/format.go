@@ -32,6 +32,11 @@ func Format(l *Lock) []byte {
 	var b bytes.Buffer
 	b.Grow(len(header) + 600*len(l.Modules)) // a module is about 600 bytes
 	b.WriteString(header)
+	if hosts := tagList(l.Hosts); len(hosts) > 0 {
+		b.WriteString("\nhosts = ")
+		b.Write(quoteList(hosts))
+		b.WriteString("\n")
+	}
 	for _, m := range l.Modules {
 		b.WriteString("\nmodule ")
 		writeQuoted(&b, m.Name)

@@ -22,7 +22,7 @@ const (
 )
 
 func sample() *Lock {
-	return &Lock{Modules: []*Module{
+	return &Lock{Hosts: []string{"mesh-2", "mesh-1"}, Modules: []*Module{
 		{
 			Name: "web", Policy: "track-upstream", Image: "index.docker.io/library/nginx", Tag: "v1.2",
 			Digest: dA, Platforms: map[string]string{"linux/arm64/v8": dC, "linux/amd64": dB},
@@ -157,7 +157,7 @@ func cloneLock(l *Lock) *Lock {
 	if l == nil {
 		return nil
 	}
-	c := &Lock{}
+	c := &Lock{Hosts: slices.Clone(l.Hosts)}
 	if l.Modules != nil {
 		c.Modules = make([]*Module, len(l.Modules))
 	}

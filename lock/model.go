@@ -18,6 +18,13 @@ const (
 
 // Lock is the whole lockfile.
 type Lock struct {
+	// Hosts are the catalogue's hosts whose containers the lock was held
+	// against: every host a "pin resolve" read, and those "pin lock
+	// --from-host" read since. A catalogue host not among them joined
+	// after; any module may run there (by its pin.module label), so
+	// reading another host alone cannot know its floors. Format writes
+	// them sorted, each once; nil and empty alike.
+	Hosts   []string
 	Modules []*Module
 }
 
@@ -138,7 +145,7 @@ func (l *Lock) normalised() *Lock {
 	}
 	// sortedModules and sortedObservations hand back their argument, the
 	// same array, when it is already in order.
-	out := &Lock{Modules: sortedModules(l.Modules)}
+	out := &Lock{Hosts: tagList(l.Hosts), Modules: sortedModules(l.Modules)}
 	cloned := len(out.Modules) > 0 && &out.Modules[0] != &l.Modules[0]
 	for i, m := range out.Modules {
 		obs := sortedObservations(m.Observed)

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	fileSchema   = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "module", LabelNames: []string{"name"}}}}
+	fileSchema   = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "hosts"}}, Blocks: []hcl.BlockHeaderSchema{{Type: "module", LabelNames: []string{"name"}}}}
 	moduleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "policy", Required: true}, {Name: "image", Required: true},
@@ -58,6 +58,9 @@ func parseHCL(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 	}
 	content, d := file.Body.Content(fileSchema)
 	diags = append(diags, d...)
+	top := reader{attrs: content.Attributes}
+	l.Hosts = top.strings("hosts")
+	diags = append(diags, top.diags...)
 	seen := map[string]hcl.Range{}
 	for _, b := range content.Blocks {
 		m, d := parseModule(b)

@@ -20,6 +20,9 @@ type Plan struct {
 	// Kept are the entries of modules no longer in the catalogue that stay
 	// because Input.Only named other modules.
 	Kept []*lock.Module
+	// Hosts are the catalogue hosts the new lock is held against (see
+	// lock.Lock.Hosts).
+	Hosts []string
 }
 
 // Decision is what resolving decided for one module.
@@ -108,7 +111,7 @@ func (p *Plan) Failed() bool {
 // Lock is the new lock. It is complete only when the plan has neither
 // refusals nor failures; callers must not write it otherwise.
 func (p *Plan) Lock() *lock.Lock {
-	l := &lock.Lock{}
+	l := &lock.Lock{Hosts: p.Hosts}
 	for _, d := range p.Decisions {
 		if d.New != nil {
 			l.Modules = append(l.Modules, d.New)

@@ -18,7 +18,7 @@ import (
 // each Decision carries its own refusal or error.
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
-	p := &Plan{Decisions: make([]*Decision, len(mods))}
+	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in)}
 	todo := in.selected(p)
 	eachModule(len(todo), func(i int) { p.Decisions[todo[i]] = decide(ctx, in, mods[todo[i]]) }, in.Progress)
 	// Modules locked before but gone from the catalogue are removed, unless
@@ -104,7 +104,13 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		// Reading one host keeps the floors the lock recorded of the
 		// others; a host of the module it never recorded has floors
 		// nobody knows.
-		if unread := unrecordedHosts(m, d.Old, in.Host); len(unread) > 0 {
+		unread := unrecordedHosts(m, d.Old, in.Host)
+		for _, h := range joinedHosts(in) {
+			if !slices.Contains(unread, h) && !knowsHost(d.Old, h) {
+				unread = append(unread, h)
+			}
+		}
+		if len(unread) > 0 {
 			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
 				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on since, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
 					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
@@ -171,6 +177,34 @@ func (e *unknownPolicyError) Error() string {
 
 func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
+}
+
+// hostsRead are the catalogue hosts whose containers a lock this run
+// writes is held against: every one (a run reads them all), or, in
+// ModeFromHost, the one read and those the previous lock was held against.
+func hostsRead(in Input) []string {
+	var out []string
+	for _, h := range in.Catalogue.Hosts {
+		if in.Mode != ModeFromHost || h.Name == in.Host || (in.Old != nil && slices.Contains(in.Old.Hosts, h.Name)) {
+			out = append(out, h.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// joinedHosts lists the catalogue hosts other than read that the previous
+// lock was not held against: added to the catalogue since (or a lock
+// written before pin recorded its hosts). Any module may run there, by its
+// pin.module label.
+func joinedHosts(in Input) []string {
+	var out []string
+	for _, h := range in.Catalogue.Hosts {
+		if h.Name != in.Host && (in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name)) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
 }
 
 // unrecordedHosts lists the runs_on hosts of m other than read that the

@@ -275,6 +275,24 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	if fromHost != "" && !hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool { return h != fromHost }) {
 		return nil
 	}
+	// Likewise for a catalogue host the previous lock was not held
+	// against (any module may run there by label), unless the entry reads
+	// or records it.
+	if fromHost != "" {
+		var held []string
+		if l := parseLock(r.World.Lock); l != nil {
+			held = l.Hosts
+		}
+		for _, h := range r.World.Hosts {
+			if h.Name == fromHost || slices.Contains(held, h.Name) {
+				continue
+			}
+			if _, recorded := old.Recorded[h.Name]; hasOld && (recorded || slices.Contains(old.Hosts, h.Name)) {
+				continue
+			}
+			return nil
+		}
+	}
 	// Likewise for a host the entry neither read nor recorded (one that
 	// joined runs_on since it was written).
 	if fromHost != "" && hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool {

@@ -2,6 +2,8 @@
 # catalogue, the image to run and why. Edit the catalogue, not this file,
 # and run "pin resolve" to update it.
 
+hosts = ["mesh-1", "mesh-2"]
+
 module "db" {
   policy          = "exact"
   image           = "registry.example.org/db/postgres"

@@ -2,6 +2,8 @@
 # catalogue, the image to run and why. Edit the catalogue, not this file,
 # and run "pin resolve" to update it.
 
+hosts = ["mesh-1"]
+
 module "analytics" {
   policy  = "at-least-running"
   image   = "registry.example.org/analytics/web"
