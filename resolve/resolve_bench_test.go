@@ -96,6 +96,7 @@ func benchFleet(n int) (*catalogue.Catalogue, *benchRegistry, observe.Observed) 
 		add(i, true)
 	}
 	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"fleet-1": snap}, Errors: map[string]error{}}
+	seen.Index()
 	return cat, reg, seen
 }
 

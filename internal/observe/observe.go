@@ -23,6 +23,43 @@ type Host interface {
 type Observed struct {
 	Snapshots map[string]*host.Snapshot
 	Errors    map[string]error
+	// labelled, when Index built it, lists for each module name the hosts
+	// (sorted) with a container labelled pin.module=<name>: Observations
+	// then looks for labelled containers on those hosts only, not on every
+	// host for every module.
+	labelled map[string][]string
+}
+
+// Index indexes the snapshots' pin.module labels, so that Observations
+// costs the same per module whatever the fleet's size. Call it once the
+// snapshots are all in, and again after changing them; an Observed that
+// was never indexed is searched whole.
+func (o *Observed) Index() {
+	o.labelled = map[string][]string{}
+	for h, s := range o.Snapshots {
+		for _, c := range s.Containers {
+			if name := c.Labels[catalogue.ModuleLabel]; name != "" && !slices.Contains(o.labelled[name], h) {
+				o.labelled[name] = append(o.labelled[name], h)
+			}
+		}
+	}
+	for _, hosts := range o.labelled {
+		slices.Sort(hosts)
+	}
+}
+
+// labelHosts are the hosts to look for containers labelled for module name
+// on, sorted.
+func (o Observed) labelHosts(name string) []string {
+	if o.labelled != nil {
+		return o.labelled[name]
+	}
+	hosts := make([]string, 0, len(o.Snapshots))
+	for h := range o.Snapshots {
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	return hosts
 }
 
 // Hosts reads all hosts concurrently. A host that fails does not stop
@@ -44,6 +81,7 @@ func Hosts(ctx context.Context, hosts map[string]Host) Observed {
 		})
 	}
 	wg.Wait()
+	out.Index()
 	return out
 }
 
@@ -188,12 +226,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			missing = append(missing, ro.Host+"/"+target(m, ro))
 		}
 	}
-	hosts := make([]string, 0, len(seen.Snapshots))
-	for h := range seen.Snapshots {
-		hosts = append(hosts, h)
-	}
-	slices.Sort(hosts)
-	for _, h := range hosts {
+	for _, h := range seen.labelHosts(m.Name) {
 		s := seen.Snapshots[h]
 		for _, c := range s.Containers {
 			if c.Labels[catalogue.ModuleLabel] == m.Name {

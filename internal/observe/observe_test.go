@@ -1,7 +1,9 @@
 package observe
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +116,38 @@ func TestComposeServiceTakesOverEveryReplica(t *testing.T) {
 	snap.Containers = snap.Containers[2:]
 	if _, missing := Observations(m, Observed{Snapshots: map[string]*host.Snapshot{"h": snap}}); len(missing) != 1 || missing[0] != "h/compose service forge/web" {
 		t.Fatalf("missing %v, want the compose service", missing)
+	}
+}
+
+// TestIndexFindsWhatAScanFinds: an indexed Observed gives the same
+// observations as one searched whole, for modules taken over by label on
+// several hosts, by runs_on, and not at all.
+func TestIndexFindsWhatAScanFinds(t *testing.T) {
+	seen := Observed{Snapshots: map[string]*host.Snapshot{}}
+	for _, h := range []string{"b", "a", "c"} {
+		s := &host.Snapshot{Host: h}
+		for i, mod := range []string{"web", "db", ""} {
+			s.Containers = append(s.Containers, host.Container{ID: fmt.Sprintf("%s%d", h, i), Name: fmt.Sprintf("c%d", i), Image: "registry.example.org/x:1", ImageID: "sha256:" + strings.Repeat("1", 64),
+				State: "running", Labels: map[string]string{catalogue.ModuleLabel: mod}})
+		}
+		seen.Snapshots[h] = s
+	}
+	delete(seen.Snapshots["c"].Containers[0].Labels, catalogue.ModuleLabel) // no web on c
+	mods := []*catalogue.Module{
+		{Name: "web", Image: "registry.example.org/x"},
+		{Name: "db", Image: "registry.example.org/x", RunsOn: []catalogue.RunsOn{{Host: "a", Container: "c2"}}},
+		{Name: "none", Image: "registry.example.org/x"},
+	}
+	indexed := seen
+	indexed.Index()
+	for _, m := range mods {
+		want, _ := Observations(m, seen)
+		got, _ := Observations(m, indexed)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("module %s: indexed %+v, scanned %+v", m.Name, got, want)
+		}
+		if m.Name == "web" && len(got) != 2 {
+			t.Errorf("web: %d observations, want 2 (hosts a and b)", len(got))
+		}
 	}
 }
