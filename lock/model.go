@@ -60,14 +60,17 @@ type Module struct {
 	Rule string
 	// Reason says in words why this image was chosen.
 	Reason string
-	// AllowDowngrade is the catalogue's stated reason when a downgrade was
-	// accepted; Restore the backup it restores from.
+	// AllowDowngrade is the catalogue's stated reason once it accepted a
+	// downgrade, kept while the catalogue states the same words (they
+	// accept no other); Restore the backup it restores from.
 	AllowDowngrade string
 	Restore        string
-	// Verified is how the image's signature was verified ("cosign-key"),
-	// empty when the module has no verify policy or the image (one that
-	// runs, kept as a floor) is not verified; Signer is the key's
-	// fingerprint, Signature the digest of the signature manifest.
+	// Verified is how the image's signature was verified ("cosign-key" or
+	// "cosign-keyless"), empty when the module has no verify policy or the
+	// image (one that runs, kept as a floor) is not verified; Signer is the
+	// key's fingerprint or, keyless, "<issuer> <subject>" of the
+	// certificate; Signature the digest of the signature manifest (the
+	// .sig tag's, or the referrer holding a Sigstore bundle).
 	Verified  string
 	Signer    string
 	Signature string
