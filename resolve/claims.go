@@ -195,6 +195,6 @@ func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) v
 		return no(", and asking the registry whether the tag names it failed (%v)", err)
 	}
 	then, now := opts.Created(img), opts.Created(got)
-	return verdict{why: only + fmt.Sprintf(", and the registry says the tag names %s: pin does not believe it", image.Short(got.Digest)),
+	return verdict{why: only + fmt.Sprintf(", and the registry says the tag names %s now: pin does not believe it (to pin what the tag names now, write \"%s@%s\")", image.Short(got.Digest), img.Tag, got.Digest),
 		later: !then.IsZero() && !now.IsZero() && now.After(then)}
 }
