@@ -60,21 +60,22 @@ func (e *PinMismatchError) Error() string {
 		e.Where, e.Module, e.Pin, e.Tag, e.Label, e.Tag)
 }
 
-// describe asks reg for the content of digest; ok is false where it cannot
-// be had (no registry, not found, offline), err set where the registry
-// failed.
-func describe(ctx context.Context, reg Registry, m *catalogue.Module, digest, platform string) (image.Image, bool, error) {
+// describe asks reg for the content of digest, and says whether it could
+// be had (see contentState); err is set where the registry failed.
+func describe(ctx context.Context, reg Registry, m *catalogue.Module, digest, platform string) (image.Image, contentState, error) {
 	if reg == nil || digest == "" {
-		return image.Image{}, false, nil
+		return image.Image{}, contentOffline, nil
 	}
 	img, err := reg.Image(ctx, m.Image, digest, platform)
 	switch {
 	case err == nil:
-		return img, true, nil
-	case errors.Is(err, image.ErrNotFound), errors.Is(err, image.ErrUnavailable):
-		return image.Image{}, false, nil
+		return img, contentRead, nil
+	case errors.Is(err, image.ErrUnavailable):
+		return image.Image{}, contentOffline, nil
+	case errors.Is(err, image.ErrNotFound):
+		return image.Image{}, contentNotServed, nil
 	}
-	return image.Image{}, false, &observe.SourceError{Source: "registry of " + m.Image, Err: err}
+	return image.Image{}, contentOffline, &observe.SourceError{Source: "registry of " + m.Image, Err: err}
 }
 
 // claimedImage is what a lock entry says of its image, for ordering where
@@ -87,11 +88,12 @@ func claimedImage(m *lock.Module) image.Image {
 	return img
 }
 
-// contentState says whether a lock entry's content could be read.
+// contentState says whether the content a digest names could be read.
 type contentState int
 
 const (
-	// contentRead: read by digest, the entry's lines checked against it.
+	// contentRead: read by digest (a lock entry's lines then checked
+	// against it).
 	contentRead contentState = iota
 	// contentOffline: no registry may be asked (offline, no mirror), or
 	// offline neither a mirror nor the cache holds the digest.
@@ -112,17 +114,12 @@ func lockedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *lock
 	if platform == "" {
 		platform = m.Platform()
 	}
-	if reg == nil || e.Digest == "" {
-		return claimedImage(e), contentOffline, nil
-	}
-	img, err = reg.Image(ctx, m.Image, e.Digest, platform)
+	img, state, err = describe(ctx, reg, m, e.Digest, platform)
 	switch {
-	case errors.Is(err, image.ErrUnavailable):
-		return claimedImage(e), contentOffline, nil
-	case errors.Is(err, image.ErrNotFound):
-		return claimedImage(e), contentNotServed, nil
 	case err != nil:
-		return image.Image{}, contentOffline, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), &observe.SourceError{Source: "registry of " + m.Image, Err: err})
+		return image.Image{}, state, fmt.Errorf("describing the locked image %s: %w", image.Short(e.Digest), err)
+	case state != contentRead:
+		return claimedImage(e), state, nil
 	}
 	img, err = checkEntry(img, e, opts)
 	return img, contentRead, err

@@ -56,7 +56,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		opts := orderOptions(m, in.Now)
 		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
-		lockedRead := contentOffline
+		lockedState := contentOffline
 		memo := map[string]image.Image{}
 		tags := newClaims(reg, m)
 		tags.vouchHosts(obs)
@@ -71,12 +71,12 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 					if err != nil {
 						return out, fmt.Errorf("module %q: %w", m.Name, err)
 					}
-					lockedImg, lockedRead = &img, read
+					lockedImg, lockedState = &img, read
 				}
 				// The build of the container's own platform is what the
 				// deploy pulls there.
 				cut.Order = tags.compare(ctx, *lockedImg, o.Image, readOn(ctx, reg, m, *lockedImg, o.Image.Platform, memo), o.Image, opts)
-				if (cut.Order.Cmp == order.Newer || cut.Order.Cmp == order.Unknown) && lockedRead != contentRead {
+				if (cut.Order.Cmp == order.Newer || cut.Order.Cmp == order.Unknown) && lockedState != contentRead {
 					// Not older by the entry's lines alone: the deploy
 					// would pull a digest nobody could read.
 					cut.Order = order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: unreadDetail(locked, cut.Order)}

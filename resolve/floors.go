@@ -25,14 +25,15 @@ type Floor struct {
 	Image image.Image
 	// Observation is the container, for FloorContainer and FloorRecorded.
 	Observation observe.Observation
-	// Unread: a FloorLocked whose digest's content could not be read (the
-	// registry does not serve it, or offline nothing holds it): its lines
-	// hold the floor up, but it is never kept.
-	Unread bool
-	// Offline: Unread because nothing may be asked or holds it offline,
-	// not because the registry does not serve it.
-	Offline bool
+	// content says, of a FloorLocked, whether its digest's content was
+	// read; when it was not, its lines hold the floor up, but it is never
+	// kept (see unreadLock).
+	content contentState
 }
+
+// unread reports whether f is a previous entry whose content nobody could
+// read.
+func (f Floor) unread() bool { return f.Kind == FloorLocked && f.content != contentRead }
 
 // Where names the floor for sentences: "mesh-1/forgejo", "the previous
 // lock".

@@ -164,10 +164,10 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			}
 			continue
 		}
-		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
-		if f.Kind == FloorLocked && f.Unread {
+		if f.unread() {
 			return nil, dc.unreadLock(f)
 		}
+		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
 		if spent {
 			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade the previous lock records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
 				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, f.Where(), dc.label(chosen))
@@ -292,7 +292,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		if !dc.allAtLeast(ctx, f.Image) {
 			continue
 		}
-		if f.Kind == FloorLocked && f.Unread {
+		if f.unread() {
 			// (A container running the same image would have come first.)
 			if dc.downgradeAllowed() {
 				continue
@@ -352,7 +352,7 @@ func (dc *decider) unreadLock(f Floor) *Refusal {
 	}
 	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
 		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
-	if f.Offline {
+	if f.content == contentOffline {
 		r.Kind = KindLockUnreadOffline
 		r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, and offline neither a mirror nor the cache holds that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Run once without --offline, so that the cache holds it, or give registry %q a mirror",
 			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image)
@@ -446,11 +446,11 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 	if dc.reg != nil {
 		// With what the registry knows (index platforms, config); an image
 		// the registry does not hold is still locked as the host knows it.
-		full, ok, err := describe(ctx, dc.reg, dc.m, img.Digest, platformOf(o))
+		full, state, err := describe(ctx, dc.reg, dc.m, img.Digest, platformOf(o))
 		if err != nil {
 			return choice{}, nil, fmt.Errorf("describing the running image %s: %w", image.Short(img.Digest), err)
 		}
-		if ok {
+		if state == contentRead {
 			full.Tag = img.Tag
 			img = full
 		}

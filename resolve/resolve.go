@@ -257,7 +257,7 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 		if f.Kind != FloorLocked {
 			continue
 		}
-		if f.Unread {
+		if f.unread() {
 			// Lines alone cannot be kept: the newest container, if it
 			// is at or above them.
 			break
@@ -288,8 +288,7 @@ func (dc *decider) settle(ctx context.Context) error {
 	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
 	for i := range dc.floors {
 		if dc.floors[i].Kind == FloorLocked {
-			dc.floors[i].Unread = read != contentRead
-			dc.floors[i].Offline = read == contentOffline
+			dc.floors[i].content = read
 		}
 	}
 	return dc.describeRecorded(ctx)
@@ -304,11 +303,11 @@ func (dc *decider) describeRecorded(ctx context.Context) error {
 		if f.Kind != FloorRecorded || f.Image.Digest == "" {
 			continue
 		}
-		img, ok, err := describe(ctx, dc.reg, dc.m, f.Image.Digest, dc.m.Platform())
+		img, state, err := describe(ctx, dc.reg, dc.m, f.Image.Digest, dc.m.Platform())
 		if err != nil {
 			return err
 		}
-		if ok && len(img.Platforms) == 0 {
+		if state == contentRead && len(img.Platforms) == 0 {
 			// (An index is one platform's build per host, and which one
 			// the host ran the lock does not say: its recorded lines
 			// stay, rather than another platform's date.)
