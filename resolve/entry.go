@@ -57,7 +57,7 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 	if dc.in.Mode == ModeFromHost {
 		read = dc.in.Host
 	}
-	e.Hosts = hostsKnown(dc.m, dc.old, read)
+	e.Hosts = entryHosts(dc.m, dc.old, read)
 	e.Observed = nil
 	for _, f := range dc.floors {
 		if f.Kind == FloorLocked {

@@ -214,14 +214,8 @@ func (dc *decider) downgradeAllowed() bool {
 // a newer image since, or the previous entry itself). A reason accepts one
 // downgrade; new words accept the next.
 func (dc *decider) spent(f Floor) bool {
-	return spentFor(dc.old, dc.m.AllowDowngrade, f)
-}
-
-func spentFor(old *lock.Module, words string, f Floor) bool {
-	if old == nil || old.AllowDowngrade == "" || old.AllowDowngrade != words {
-		return false
-	}
-	return !recordedBy(old, f)
+	old := dc.old
+	return old != nil && old.AllowDowngrade != "" && old.AllowDowngrade == dc.m.AllowDowngrade && !recordedBy(old, f)
 }
 
 // recordedBy reports whether floor f is a container old was held against.

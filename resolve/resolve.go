@@ -95,7 +95,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 			// Read, and running nothing of the module: recorded, so that
 			// lock --from-host on another host knows it.
 			kept := *d.Old
-			kept.Hosts = hostsKnown(m, d.Old, in.Host)
+			kept.Hosts = entryHosts(m, d.Old, in.Host)
 			d.New = &kept
 		}
 		return d
@@ -104,13 +104,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
 		// Reading one host keeps the floors the lock recorded of the
 		// others; a host of the module it never recorded has floors
 		// nobody knows.
-		unread := unrecordedHosts(m, d.Old, in.Host)
-		for _, h := range joinedHosts(in) {
-			if !slices.Contains(unread, h) && !knowsHost(d.Old, h) {
-				unread = append(unread, h)
-			}
-		}
-		if len(unread) > 0 {
+		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
 			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
 				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on since, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
 					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
@@ -177,75 +171,6 @@ func (e *unknownPolicyError) Error() string {
 
 func runsOn(obs []observe.Observation, host string) bool {
 	return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Host == host })
-}
-
-// hostsRead are the catalogue hosts whose containers a lock this run
-// writes is held against: every one (a run reads them all), or, in
-// ModeFromHost, the one read and those the previous lock was held against.
-func hostsRead(in Input) []string {
-	var out []string
-	for _, h := range in.Catalogue.Hosts {
-		if in.Mode != ModeFromHost || h.Name == in.Host || (in.Old != nil && slices.Contains(in.Old.Hosts, h.Name)) {
-			out = append(out, h.Name)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// joinedHosts lists the catalogue hosts other than read that the previous
-// lock was not held against: added to the catalogue since (or a lock
-// written before pin recorded its hosts). Any module may run there, by its
-// pin.module label.
-func joinedHosts(in Input) []string {
-	var out []string
-	for _, h := range in.Catalogue.Hosts {
-		if h.Name != in.Host && (in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name)) {
-			out = append(out, h.Name)
-		}
-	}
-	return out
-}
-
-// unrecordedHosts lists the runs_on hosts of m other than read that the
-// previous entry knows nothing of: not among its hosts (read when it was
-// written), nor recorded in its observed blocks (an entry written before
-// pin recorded hosts). A host that joined runs_on after the entry, or every
-// other host when there is no entry yet: nothing says what they run.
-func unrecordedHosts(m *catalogue.Module, old *lock.Module, read string) []string {
-	var out []string
-	for _, ro := range m.RunsOn {
-		if ro.Host != read && !slices.Contains(out, ro.Host) && !knowsHost(old, ro.Host) {
-			out = append(out, ro.Host)
-		}
-	}
-	return out
-}
-
-// knowsHost reports whether entry old says what host ran.
-func knowsHost(old *lock.Module, host string) bool {
-	if old == nil {
-		return false
-	}
-	return slices.Contains(old.Hosts, host) || slices.ContainsFunc(old.Observed, func(o lock.Observation) bool { return o.Host == host })
-}
-
-func hasHost(m *catalogue.Module, host string) bool {
-	return slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool { return ro.Host == host })
-}
-
-// hostsKnown are the runs_on hosts of m whose containers an entry written
-// now is held against: read, and, when a run reads one host (read not
-// ""), those the previous entry knew. Sorted, each once.
-func hostsKnown(m *catalogue.Module, old *lock.Module, read string) []string {
-	var out []string
-	for _, ro := range m.RunsOn {
-		if read == "" || ro.Host == read || knowsHost(old, ro.Host) {
-			out = append(out, ro.Host)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // keepOrRunning weighs the previous entry against what runs, for a

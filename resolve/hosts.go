@@ -1,0 +1,79 @@
+package resolve
+
+import (
+	"slices"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/lock"
+)
+
+// Which hosts a lock was held against. A lock records them (lock.Lock.Hosts
+// for the catalogue, lock.Module.Hosts for a module's runs_on), so that "pin
+// lock --from-host H", which reads H alone, can tell a host that runs
+// nothing from one nobody has read.
+
+// hostsRead are the catalogue hosts whose containers a lock this run
+// writes is held against: every one (a run reads them all), or, in
+// ModeFromHost, the one read and those the previous lock was held against.
+func hostsRead(in Input) []string {
+	var out []string
+	for _, h := range in.Catalogue.Hosts {
+		if in.Mode != ModeFromHost || h.Name == in.Host || (in.Old != nil && slices.Contains(in.Old.Hosts, h.Name)) {
+			out = append(out, h.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// entryHosts are the runs_on hosts of m whose containers an entry written
+// now is held against: all of them, or, when a run reads one host (read
+// not ""), that one and those the previous entry knew. Sorted, each once.
+func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
+	var out []string
+	for _, ro := range m.RunsOn {
+		if read == "" || ro.Host == read || knowsHost(old, ro.Host) {
+			out = append(out, ro.Host)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// unknownHosts lists, for "lock --from-host in.Host", the hosts whose
+// floors for module m nobody knows: a runs_on host the previous entry old
+// does not say it read (one that joined runs_on since, or any when there
+// is no entry yet), and a catalogue host the previous lock was not held
+// against (added since: any module may run there, by its pin.module label)
+// unless the entry knows it. In runs_on order, then catalogue order.
+func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
+	var out []string
+	add := func(h string) {
+		if h != in.Host && !slices.Contains(out, h) && !knowsHost(old, h) {
+			out = append(out, h)
+		}
+	}
+	for _, ro := range m.RunsOn {
+		add(ro.Host)
+	}
+	for _, h := range in.Catalogue.Hosts {
+		if in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name) {
+			add(h.Name)
+		}
+	}
+	return out
+}
+
+// knowsHost reports whether entry old says what host ran: read when it was
+// written, or recorded in an observed block (entries written before pin
+// recorded the hosts it read).
+func knowsHost(old *lock.Module, host string) bool {
+	if old == nil {
+		return false
+	}
+	return slices.Contains(old.Hosts, host) || slices.ContainsFunc(old.Observed, func(o lock.Observation) bool { return o.Host == host })
+}
+
+func hasHost(m *catalogue.Module, host string) bool {
+	return slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool { return ro.Host == host })
+}
