@@ -44,12 +44,37 @@ type claims struct {
 	// checked: "tag@digest" asked of the registry, and what it said.
 	checked map[string]verdict
 	// offered: "tag@digest" of images offered to be chosen, whose claims
-	// are checked only where they win.
-	offered map[string]bool
+	// are checked only where they win; floors: those of floors (a lock
+	// entry, a recorded container), checked both ways even when the same
+	// claim is also offered (a pin equal to the lock entry).
+	offered, floors map[string]bool
+	// heads: what the registry answered for a tag, by HEAD, this run.
+	heads map[string]headAnswer
+}
+
+type headAnswer struct {
+	digest string
+	err    error
+}
+
+// head asks which digest tag names now, by one HEAD per tag however often
+// it is asked (outdated's liveness check asks it too); ok is false when
+// the registry is not a Header.
+func (c *claims) head(ctx context.Context, tag string) (digest string, ok bool, err error) {
+	h, isHeader := c.reg.(Header)
+	if !isHeader {
+		return "", false, nil
+	}
+	if a, done := c.heads[tag]; done {
+		return a.digest, true, a.err
+	}
+	d, err := h.Head(ctx, c.m.Image, tag)
+	c.heads[tag] = headAnswer{d, err}
+	return d, true, err
 }
 
 func newClaims(reg Registry, m *catalogue.Module) *claims {
-	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]verdict{}, offered: map[string]bool{}}
+	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]verdict{}, offered: map[string]bool{}, floors: map[string]bool{}, heads: map[string]headAnswer{}}
 }
 
 // vouch records that a source says img's tag names img's content.
@@ -71,6 +96,15 @@ func (c *claims) vouchHosts(obs []observe.Observation) {
 	for _, o := range obs {
 		if !o.TagClaimed {
 			c.vouch(o.Image)
+		}
+	}
+}
+
+// holdUp records the claims of floors: they are checked both ways.
+func (c *claims) holdUp(fs []Floor) {
+	for _, f := range fs {
+		if f.Kind != FloorContainer {
+			c.floors[f.Image.Tag+"@"+f.Image.Digest] = true
 		}
 	}
 }
@@ -106,7 +140,7 @@ func (c *claims) compare(ctx context.Context, a, b, ra, rb image.Image, opts ord
 			continue
 		}
 		wins := (i == 0) == (res.Cmp == order.Newer)
-		if !wins && c.offered[named.Tag+"@"+named.Digest] {
+		if key := named.Tag + "@" + named.Digest; !wins && c.offered[key] && !c.floors[key] {
 			continue
 		}
 		v := c.confirm(ctx, named, opts)
@@ -169,8 +203,7 @@ func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) v
 	if c.reg == nil {
 		return no(", and no registry may be asked whether the tag names it")
 	}
-	if h, ok := c.reg.(Header); ok {
-		d, err := h.Head(ctx, c.m.Image, img.Tag)
+	if d, ok, err := c.head(ctx, img.Tag); ok {
 		switch {
 		case err == nil && d == img.Digest:
 			return verdict{}

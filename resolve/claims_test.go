@@ -146,3 +146,43 @@ func TestTagClaimCost(t *testing.T) {
 		t.Errorf("labelled images: HEADs asked %q, want none", h.asked)
 	}
 }
+
+// TestTagClaimCheckedOnceByOutdated: outdated weighs the lock against what
+// runs and asks what resolve would decide; the lock entry's claim, which
+// both weigh, is checked with one HEAD, not one each.
+func TestTagClaimCheckedOnceByOutdated(t *testing.T) {
+	ctx := context.Background()
+	reg, imgs := unlabelledFleet()
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.30.0", imgs["1.30.0"])}
+	locked := imgs["1.22.6"]
+	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Version: "1.22.6", Digest: locked.Digest, Source: "pin"}}}
+	s := Outdated(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.25.0"}}, nil)), nil)[0]
+	if !s.Has(StatusBehindRunning) {
+		t.Fatalf("precondition: outdated says %v", s.Statuses)
+	}
+	n := 0
+	for _, ref := range reg.asked {
+		if ref == "1.22.6" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("HEADs of the lock entry's tag: %d (%q), want 1", n, reg.asked)
+	}
+}
+
+// TestTagClaimOfAPinThatIsAlsoTheLock: a pin is checked only where it
+// wins, a lock entry both ways; when the two are the same tag@digest, the
+// entry's role decides. Here both call 1.30.0's content "1.22.6": what
+// runs (1.25.0) must not be locked below the entry's real content.
+func TestTagClaimOfAPinThatIsAlsoTheLock(t *testing.T) {
+	ctx := context.Background()
+	reg, imgs := unlabelledFleet()
+	real := imgs["1.30.0"]
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", real)}
+	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Version: "1.22.6", Digest: real.Digest, Source: "pin"}}}
+	d := Resolve(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.25.0"}}, nil))).Decisions[0]
+	if d.New != nil && d.New.Digest == imgs["1.25.0"].Digest {
+		t.Errorf("locked 1.25.0 over a lock entry whose content is 1.30.0 (called 1.22.6 by the pin and the entry alike): %q", d.New.Reason)
+	}
+}

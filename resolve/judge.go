@@ -98,6 +98,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	}
 	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
 	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl}
+	dc.tags().holdUp(fl)
 	newImg, err := dc.describeNew(ctx, img)
 	if err != nil {
 		return nil, err

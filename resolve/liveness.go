@@ -64,7 +64,7 @@ func (c *checker) liveness(ctx context.Context, cand *image.Image) {
 			continue
 		}
 		seen[tag] = true
-		now, err := h.Head(ctx, l.Image, tag)
+		now, _, err := c.tags.head(ctx, tag)
 		switch {
 		case errors.Is(err, image.ErrNotFound), errors.Is(err, image.ErrUnavailable):
 			continue

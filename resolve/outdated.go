@@ -191,7 +191,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	}
 	var d *Decision
 	if !hostFailed && enrichErr == nil && regOK {
-		d = decide(ctx, in, m)
+		d = decide(ctx, in, m, c.tags)
 	}
 	if s.Locked == nil {
 		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
@@ -209,6 +209,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 			}
 		}
 		c.locked = &img
+		c.tags.holdUp([]Floor{{Kind: FloorLocked, Image: img}})
 	}
 	c.running(ctx, floors)
 	if d != nil {

@@ -20,7 +20,7 @@ func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in)}
 	todo := in.selected(p)
-	eachModule(len(todo), func(i int) { p.Decisions[todo[i]] = decide(ctx, in, mods[todo[i]]) }, in.Progress)
+	eachModule(len(todo), func(i int) { p.Decisions[todo[i]] = decide(ctx, in, mods[todo[i]], nil) }, in.Progress)
 	// Modules locked before but gone from the catalogue are removed, unless
 	// only some modules were named.
 	if in.Old != nil {
@@ -70,9 +70,12 @@ type choice struct {
 	keep bool
 }
 
-func decide(ctx context.Context, in Input, m *catalogue.Module) *Decision {
+// decide decides module m. tags, when not nil, is the account of tag
+// claims a caller already keeps for m (outdated's), so that no claim is
+// checked twice; nil starts one.
+func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *Decision {
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
-	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old}
+	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old, claims: tags}
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
 		d.Err = errors.Join(errs...)
@@ -211,6 +214,7 @@ func (dc *decider) settle(ctx context.Context) error {
 		oldImg, read = &img, state
 	}
 	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
+	dc.tags().holdUp(dc.floors)
 	for i := range dc.floors {
 		if dc.floors[i].Kind == FloorLocked {
 			dc.floors[i].content = read
