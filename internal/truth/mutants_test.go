@@ -133,8 +133,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
-		Anchor:      "img, err = reg.Image(ctx, m.Image, e.Digest, platform)",
-		Replacement: "img, err = image.Image{}, error(image.ErrUnavailable)",
+		Anchor:      "img, state, err = describe(ctx, reg, m, e.Digest, platform)",
+		Replacement: "img, state, err = image.Image{}, contentOffline, nil",
 		Rule:        "a lock entry's config, version and created are checked against what its digest names",
 	},
 }
