@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -60,7 +59,7 @@ type clientCache struct {
 	mu  sync.Mutex
 	cfg *rest.Config
 	ns  string
-	cs  kubernetes.Interface
+	cs  *apiClient
 }
 
 // Reusing returns h with its client kept between reads: the kubeconfig is
@@ -74,7 +73,7 @@ func Reusing(h Host) Host {
 
 // client returns the client config, namespace and client set: the kept
 // ones when h reuses them, else new ones.
-func (h Host) client() (*rest.Config, string, kubernetes.Interface, error) {
+func (h Host) client() (*rest.Config, string, *apiClient, error) {
 	if h.reuse != nil {
 		h.reuse.mu.Lock()
 		defer h.reuse.mu.Unlock()
@@ -86,7 +85,7 @@ func (h Host) client() (*rest.Config, string, kubernetes.Interface, error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := newAPIClient(cfg)
 	if err != nil {
 		return cfg, ns, nil, err
 	}
@@ -119,7 +118,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 	var pods []corev1.Pod
 	err = r.list(ctx, metav1.ListOptions{LabelSelector: h.Selector}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := cs.CoreV1().Pods(ns).List(ctx, o)
+		l, err := cs.pods(ctx, ns, o)
 		if err != nil {
 			return "", err
 		}

@@ -13,12 +13,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
 )
 
 // reader lists the objects of one namespace, a page at a time.
 type reader struct {
-	cs      kubernetes.Interface
+	cs      *apiClient
 	ns      string
 	timeout time.Duration
 }
@@ -56,7 +55,7 @@ func (r reader) owners(ctx context.Context, pods []corev1.Pod) (owners, error) {
 	o := owners{deployments: map[string]string{}, cronJobs: map[string]string{}}
 	if ownedBy(pods, "ReplicaSet") {
 		err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-			l, err := r.cs.AppsV1().ReplicaSets(r.ns).List(ctx, opts)
+			l, err := r.cs.replicaSets(ctx, r.ns, opts)
 			if err != nil {
 				return "", err
 			}
@@ -73,7 +72,7 @@ func (r reader) owners(ctx context.Context, pods []corev1.Pod) (owners, error) {
 	}
 	if ownedBy(pods, "Job") {
 		err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-			l, err := r.cs.BatchV1().Jobs(r.ns).List(ctx, opts)
+			l, err := r.cs.jobs(ctx, r.ns, opts)
 			if err != nil {
 				return "", err
 			}
@@ -131,7 +130,7 @@ func (r reader) scaledToZero(ctx context.Context, sel labels.Selector) ([]idleWo
 		}
 	}
 	err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-		l, err := r.cs.AppsV1().Deployments(r.ns).List(ctx, opts)
+		l, err := r.cs.deployments(ctx, r.ns, opts)
 		if err != nil {
 			return "", err
 		}
@@ -144,7 +143,7 @@ func (r reader) scaledToZero(ctx context.Context, sel labels.Selector) ([]idleWo
 		return nil, err
 	}
 	err = r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-		l, err := r.cs.AppsV1().StatefulSets(r.ns).List(ctx, opts)
+		l, err := r.cs.statefulSets(ctx, r.ns, opts)
 		if err != nil {
 			return "", err
 		}
