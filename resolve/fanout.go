@@ -1,6 +1,9 @@
 package resolve
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // modulesAtOnce bounds how many modules are decided at once. It is not a
 // user setting: the requests in flight to each registry are bounded by the
@@ -9,24 +12,34 @@ import "sync"
 // leaving the registries enough work to stay busy.
 const modulesAtOnce = 32
 
-// eachModule calls f for every index of n modules, at most modulesAtOnce at
-// a time, and returns when all have returned. done, when not nil, is called
-// after each, with the number done, never concurrently.
+// eachModule calls f for every index of n modules, in order, on at most
+// modulesAtOnce goroutines, and returns when all have returned. done, when
+// not nil, is called after each, with the number done, never concurrently.
+//
+// The goroutines are workers that take the next index until none is left,
+// not one goroutine per module: a module's decision runs deep (HTTP, TLS,
+// JSON), and a new goroutine's stack grows to that depth by copying, again
+// for every module (issue 17: 9% of a warm 1,100-module resolve's CPU was
+// runtime.newstack); a worker's stack grows once.
 func eachModule(n int, f func(i int), done func(done, total int)) {
-	sem := make(chan struct{}, modulesAtOnce)
+	var next atomic.Int64
 	var mu sync.Mutex
 	finished := 0
 	var wg sync.WaitGroup
-	for i := range n {
+	for range min(n, modulesAtOnce) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			f(i)
-			if done != nil {
-				mu.Lock()
-				finished++
-				done(finished, n)
-				mu.Unlock()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+				if done != nil {
+					mu.Lock()
+					finished++
+					done(finished, n)
+					mu.Unlock()
+				}
 			}
 		})
 	}
