@@ -48,6 +48,52 @@ type Cache struct {
 	hintsOnce sync.Once
 	hintsMu   sync.Mutex
 	hints     map[hintKey]string // read from the hints file, and remembered since
+
+	hintsW    sync.Mutex // held while appending to hintsFile
+	hintsFile appender
+}
+
+// appender is a file the cache appends to, opened on first use and kept
+// open (not opened and closed for every record or line), and opened again
+// when the file it holds is no longer the one at its path: the cache
+// folder was cleaned, or the hints compacted, under a long-running
+// process, and appending to a removed file would keep nothing. Its user
+// serialises calls.
+type appender struct {
+	path string
+	f    *os.File
+}
+
+// file returns the open file, nil when it cannot be opened; replaced is
+// true when it is another file than the one held before.
+func (a *appender) file(c *Cache) (f *os.File, replaced bool) {
+	if a.f != nil {
+		held, err1 := a.f.Stat()
+		named, err2 := os.Stat(a.path)
+		if err1 == nil && err2 == nil && os.SameFile(held, named) {
+			return a.f, false
+		}
+		a.f.Close()
+		a.f, replaced = nil, true
+		c.made.Delete(filepath.Dir(a.path))
+	}
+	dir := filepath.Dir(a.path)
+	if !c.mkdir(dir) {
+		return nil, replaced
+	}
+	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		// The folder went (someone cleaned the cache): make it again.
+		c.made.Delete(dir)
+		if !c.mkdir(dir) {
+			return nil, replaced
+		}
+		if f, err = os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			return nil, replaced
+		}
+	}
+	a.f = f
+	return f, replaced
 }
 
 // NewCache returns the cache kept in dir; dir is created when first written.

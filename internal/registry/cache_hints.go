@@ -2,7 +2,6 @@ package registry
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -147,20 +146,12 @@ func (c *Cache) setHint(repo, tag, digest string) {
 
 // appendHint appends line to the hints file with one write.
 func (c *Cache) appendHint(line string) {
-	if !c.mkdir(c.dir) {
-		return
+	c.hintsW.Lock()
+	defer c.hintsW.Unlock()
+	if c.hintsFile.path == "" {
+		c.hintsFile.path = c.hintsPath()
 	}
-	f, err := os.OpenFile(c.hintsPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		// The folder went (someone cleaned the cache): make it again.
-		c.made.Delete(c.dir)
-		if !c.mkdir(c.dir) {
-			return
-		}
-		if f, err = os.OpenFile(c.hintsPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-			return
-		}
+	if f, _ := c.hintsFile.file(c); f != nil {
+		f.WriteString(line)
 	}
-	f.WriteString(line)
-	f.Close()
 }

@@ -48,6 +48,14 @@ type packIndex struct {
 	// mine are the records this process appended, whole: not appended
 	// again when two modules fetch the same content.
 	mine map[packKey]bool
+	// r and w are the pack opened for reading and for appending, once per
+	// process: opening and closing the file for every blob was 7% of a
+	// warm 1,100-module resolve's CPU (issue 17). Positioned reads on one
+	// file are safe from many goroutines.
+	r *os.File
+	w appender
+	// wmu is held from an append's write to reading where it ended.
+	wmu sync.Mutex
 }
 
 var packIndexes sync.Map // pack path → *packIndex
@@ -55,7 +63,7 @@ var packIndexes sync.Map // pack path → *packIndex
 func (c *Cache) pack() *packIndex {
 	c.packOnce.Do(func() {
 		path := filepath.Join(c.dir, packName)
-		v, _ := packIndexes.LoadOrStore(path, &packIndex{path: path, spans: map[packKey]span{}, mine: map[packKey]bool{}})
+		v, _ := packIndexes.LoadOrStore(path, &packIndex{path: path, spans: map[packKey]span{}, mine: map[packKey]bool{}, w: appender{path: path}})
 		c.packIdx = v.(*packIndex)
 		c.packIdx.catchUp()
 	})
@@ -143,16 +151,43 @@ func (p *packIndex) read(k packKey) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := os.Open(p.path)
-	if err != nil {
+	f := p.reader()
+	if f == nil {
 		return nil, false
 	}
-	defer f.Close()
 	b := make([]byte, s.n)
 	if _, err := f.ReadAt(b, s.off); err != nil {
 		return nil, false
 	}
 	return b, true
+}
+
+// reader returns the pack opened for reading, opened on first use; nil
+// when there is no pack.
+func (p *packIndex) reader() *os.File {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.r == nil {
+		p.r, _ = os.Open(p.path)
+	}
+	return p.r
+}
+
+// writer returns the pack opened for appending (see appender). When the
+// file it had is no longer the pack, the index starts afresh on the new
+// one. Its caller holds p.wmu.
+func (p *packIndex) writer(c *Cache) *os.File {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, replaced := p.w.file(c)
+	if replaced {
+		if p.r != nil {
+			p.r.Close()
+		}
+		p.r = nil
+		p.spans, p.mine, p.scanned = map[packKey]span{}, map[packKey]bool{}, 0
+	}
+	return f
 }
 
 // spoilt forgets that this process appended k's record whole: it failed
@@ -172,21 +207,6 @@ func (p *packIndex) append(c *Cache, digest string, k packKey, b []byte) {
 	if done {
 		return
 	}
-	if !c.mkdir(c.dir) {
-		return
-	}
-	f, err := os.OpenFile(p.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		// The folder went (someone cleaned the cache): make it again.
-		c.made.Delete(c.dir)
-		if !c.mkdir(c.dir) {
-			return
-		}
-		if f, err = os.OpenFile(p.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-			return
-		}
-	}
-	defer f.Close()
 	rec := make([]byte, 0, len(b)+100)
 	rec = append(rec, "blob "...)
 	rec = append(rec, digest...)
@@ -195,6 +215,12 @@ func (p *packIndex) append(c *Cache, digest string, k packKey, b []byte) {
 	rec = append(rec, '\n')
 	rec = append(rec, b...)
 	rec = append(rec, '\n')
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	f := p.writer(c)
+	if f == nil {
+		return
+	}
 	if n, err := f.Write(rec); err != nil || n != len(rec) {
 		return
 	}

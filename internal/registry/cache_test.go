@@ -391,13 +391,25 @@ func TestCacheFolderRemovedMidRun(t *testing.T) {
 	second := []byte(`{"n":2}`)
 	c.put(digestOf(first), first)
 	c.remember("r.example/x", "1", digestOf(first))
+	if b, ok := c.get(digestOf(first)); !ok || string(b) != string(first) { // the pack is open for reading
+		t.Fatal("the blob just written is missing")
+	}
 	if err := os.RemoveAll(dir); err != nil { // the blobs and the hints
 		t.Fatal(err)
 	}
 	c.put(digestOf(second), second)
+	c.put(digestOf(first), first) // written before, but to the file that went
 	c.remember("r.example/x", "2", digestOf(second))
+	if b, ok := NewCache(dir).get(digestOf(first)); !ok || string(b) != string(first) {
+		t.Error("a blob written before the folder went, and again after, is missing")
+	}
 	if b, ok := NewCache(dir).get(digestOf(second)); !ok || string(b) != string(second) {
 		t.Error("the blob written after the folder went is missing")
+	}
+	// The Cache that wrote it reads it back too: its open pack (the
+	// removed file) and its index of it were let go.
+	if b, ok := c.get(digestOf(second)); !ok || string(b) != string(second) {
+		t.Error("the Cache that wrote the blob after the folder went does not read it back")
 	}
 	if d, ok := NewCache(dir).hint("r.example/x", "2"); !ok || d != digestOf(second) {
 		t.Error("the hint written after the folder went is missing")
