@@ -1,6 +1,7 @@
 package version
 
 import (
+	"regexp"
 	"testing"
 )
 
@@ -232,4 +233,39 @@ func TestSemVerOverflow(t *testing.T) {
 	if sv := v.SemVer(); sv.Major() != 1 || sv.Minor() != 2 || sv.Patch() != 18446744073709551615 || sv.Prerelease() != "rc.1" {
 		t.Errorf("SemVer(%s) = %v", v, sv)
 	}
+}
+
+// The oracles of the matches written out in version.go: tolerant semver
+// (an optional v, 2 to 4 numeric parts, the rest) and a run of digits.
+var (
+	semverRe = regexp.MustCompile(`^([vV]?)(\d+(?:\.\d+){1,3})(.*)$`)
+	digitsRe = regexp.MustCompile(`^\d+$`)
+)
+
+func FuzzMatchSemver(f *testing.F) {
+	for _, s := range []string{"1.2.3", "v1.2-rc.1-alpine", "V1.2", "vv1.2", "v", "1", "1.", "1.2.3.4.5", "1.2.3.4", "12.x", "1.2\n", "1.2-a\nb",
+		"01.002.3", ".1.2", "1..2", "v1.2.3+meta", "1.2.3\xff", "\n1.2", "1.2.3.", "१.२"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		prefix, core, rest, ok := matchSemver(s)
+		m := semverRe.FindStringSubmatch(s)
+		if ok != (m != nil) {
+			t.Fatalf("%q: matchSemver says %v, the regexp %v", s, ok, m != nil)
+		}
+		if ok && (prefix != m[1] || core != m[2] || rest != m[3]) {
+			t.Fatalf("%q: matchSemver (%q, %q, %q), the regexp (%q, %q, %q)", s, prefix, core, rest, m[1], m[2], m[3])
+		}
+	})
+}
+
+func FuzzAllDigits(f *testing.F) {
+	for _, s := range []string{"", "0", "123", "12a", "a12", "1\n", "١٢", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := allDigits(s), digitsRe.MatchString(s); got != want {
+			t.Fatalf("%q: allDigits %v, the regexp %v", s, got, want)
+		}
+	})
 }
