@@ -20,7 +20,13 @@ func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in)}
 	todo := in.selected(p)
-	eachModule(len(todo), func(i int) { p.Decisions[todo[i]] = decide(ctx, in, mods[todo[i]], nil) }, in.Progress)
+	eachModule(len(todo), func(i int) {
+		d := decide(ctx, in, mods[todo[i]], nil)
+		// What only Outdated reads is let go: a plan of 10,000 modules
+		// would otherwise keep every tag list until it is written.
+		d.candidate, d.tags = nil, nil
+		p.Decisions[todo[i]] = d
+	}, in.Progress)
 	// Modules locked before but gone from the catalogue are removed, unless
 	// only some modules were named.
 	if in.Old != nil {
