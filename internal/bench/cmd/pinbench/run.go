@@ -110,6 +110,10 @@ func runPin(bin, dir, logBase string, args ...string) (wall time.Duration, rss i
 	if r.Err != "" {
 		return 0, 0, 0, -1, errBuf.String(), errors.New(r.Err)
 	}
+	if r.AnonKiB+r.FileKiB > 0 {
+		fmt.Fprintf(os.Stderr, "pinbench:         %s: highest RSS sampled %.1f MiB: %.1f MiB private (heap, stacks), %.1f MiB of mapped files (the binary)\n",
+			filepath.Base(logBase), float64(r.AnonKiB+r.FileKiB)/1024, float64(r.AnonKiB)/1024, float64(r.FileKiB)/1024)
+	}
 	return time.Duration(r.WallNS), r.MaxRSSKiB * 1024, time.Duration(r.UserNS + r.SysNS), r.Exit, errBuf.String(), nil
 }
 
@@ -119,12 +123,17 @@ const childFlag = "-child-report"
 // childReport is what the helper writes: the command's wall time, exit code
 // and rusage.
 type childReport struct {
-	WallNS    int64  `json:"wall_ns"`
-	UserNS    int64  `json:"user_ns"`
-	SysNS     int64  `json:"sys_ns"`
-	MaxRSSKiB int64  `json:"maxrss_kib"`
-	Exit      int    `json:"exit"`
-	Err       string `json:"error,omitempty"`
+	WallNS    int64 `json:"wall_ns"`
+	UserNS    int64 `json:"user_ns"`
+	SysNS     int64 `json:"sys_ns"`
+	MaxRSSKiB int64 `json:"maxrss_kib"`
+	// AnonKiB and FileKiB split the highest RSS sampled from
+	// /proc/PID/status every few milliseconds: the heap, stacks and other
+	// private memory, and the pages of files mapped (the binary).
+	AnonKiB int64  `json:"anon_kib"`
+	FileKiB int64  `json:"file_kib"`
+	Exit    int    `json:"exit"`
+	Err     string `json:"error,omitempty"`
 }
 
 // childMain runs args (after "--"), its standard streams passed through,
@@ -137,7 +146,16 @@ func childMain(report string, args []string) int {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		start := time.Now()
-		err := cmd.Run()
+		err := cmd.Start()
+		if err == nil {
+			stop := make(chan struct{})
+			sampled := make(chan [2]int64)
+			go func() { sampled <- sampleRSS(cmd.Process.Pid, stop) }()
+			err = cmd.Wait()
+			close(stop)
+			split := <-sampled
+			r.AnonKiB, r.FileKiB = split[0], split[1]
+		}
 		r.WallNS = int64(time.Since(start))
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) {
@@ -157,6 +175,41 @@ func childMain(report string, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// sampleRSS reads /proc/pid/status every 5 ms until stop and returns the
+// RssAnon and RssFile (KiB) of the sample with the highest sum.
+func sampleRSS(pid int, stop <-chan struct{}) [2]int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	var best [2]int64
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			var cur [2]int64
+			for line := range strings.SplitSeq(string(b), "\n") {
+				f := strings.Fields(line)
+				if len(f) < 2 {
+					continue
+				}
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				switch f[0] {
+				case "RssAnon:":
+					cur[0] = n
+				case "RssFile:":
+					cur[1] = n
+				}
+			}
+			if cur[0]+cur[1] > best[0]+best[1] {
+				best = cur
+			}
+		}
+		select {
+		case <-stop:
+			return best
+		case <-t.C:
+		}
+	}
 }
 
 // checkLock compares the lock pin wrote with what the fleet says each
