@@ -263,12 +263,12 @@ func small(part string) int {
 // build splits what follows the core into build metadata (ignored),
 // pre-release markers and the variant suffix.
 func build(orig, prefix, core, rest string) (Version, bool) {
-	v := Version{Original: orig, Prefix: prefix}
-	for _, f := range strings.Split(core, ".") {
+	v := Version{Original: orig, Prefix: prefix, Parts: strings.Split(core, ".")}
+	for i, f := range v.Parts {
 		if !allDigits(f) {
 			return Version{}, false
 		}
-		v.Parts = append(v.Parts, trimZeros(f))
+		v.Parts[i] = trimZeros(f)
 	}
 	if i := strings.IndexByte(rest, '+'); i >= 0 {
 		rest = rest[:i]
@@ -276,9 +276,11 @@ func build(orig, prefix, core, rest string) (Version, bool) {
 	if rest == "" {
 		return v, true
 	}
-	if m := preAttachedRe.FindStringSubmatch(rest); m != nil && (len(m[0]) == len(rest) || rest[len(m[0])] == '-') {
-		v.Pre = m[1]
-		rest = rest[len(m[0]):]
+	if mayBeAttached(rest) {
+		if m := preAttachedRe.FindStringSubmatch(rest); m != nil && (len(m[0]) == len(rest) || rest[len(m[0])] == '-') {
+			v.Pre = m[1]
+			rest = rest[len(m[0]):]
+		}
 	}
 	if rest == "" {
 		return v, true
@@ -419,6 +421,28 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// mayBeAttached is false when preAttachedRe cannot match s: after an
+// optional dot, every marker starts with one of a, b, c, d, n, p, r, s
+// (in either case, and a non-ASCII letter may fold to one: "ſ" is an s).
+// Most rests ("-alpine", "-rc.1") are ruled out without the regexp;
+// FuzzMayBeAttached holds it to the regexp.
+func mayBeAttached(s string) bool {
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	if s[0] >= 0x80 {
+		return true
+	}
+	switch s[0] | 0x20 { // ASCII lower case
+	case 'a', 'b', 'c', 'd', 'n', 'p', 'r', 's':
+		return true
+	}
+	return false
 }
 
 // matchSemver is semverRe's match: an optional v or V, then 2 to 4

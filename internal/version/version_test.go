@@ -269,3 +269,14 @@ func FuzzAllDigits(f *testing.F) {
 		}
 	})
 }
+
+func FuzzMayBeAttached(f *testing.F) {
+	for _, s := range []string{"", ".", "b1", "B1", ".rc2", "-rc.1", "-alpine", "alpine", "dev3", "Nightly", "snapshot", "x", ".x", "..b", "\u212aa", "ſnapshot"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if preAttachedRe.MatchString(s) && !mayBeAttached(s) {
+			t.Fatalf("%q: the regexp matches, mayBeAttached rules it out", s)
+		}
+	})
+}
