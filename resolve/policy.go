@@ -100,7 +100,7 @@ func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
 
 // pinWhere is the pin's place in the catalogue, else the module's.
 func (dc *decider) pinWhere() string {
-	if rng, ok := dc.m.AttrRanges["pin"]; ok {
+	if rng, ok := dc.m.AttrRange("pin"); ok {
 		return rng.String()
 	}
 	return dc.m.DeclRange.String()

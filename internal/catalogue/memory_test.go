@@ -131,4 +131,15 @@ func TestParseInBlocks(t *testing.T) {
 	if diff := cmp.Diff(whole, c, opts); diff != "" {
 		t.Errorf("positions (-whole +blocks):\n%s", diff)
 	}
+	// Where an attribute's value is, as diagnostics after loading say it:
+	// b's pin is on line 12, its value from column 12 to the line's end.
+	got, ok := c.Module("b").AttrRange("pin")
+	at := strings.LastIndex(src, `"`+pin+`"`)
+	want := hcl.Range{Filename: "p.hcl", Start: hcl.Pos{Line: 12, Column: 12, Byte: at}, End: hcl.Pos{Line: 12, Column: 12 + len(pin) + 2, Byte: at + len(pin) + 2}}
+	if !ok || got != want {
+		t.Errorf("AttrRange(pin) = %v, %v; want %v", got, ok, want)
+	}
+	if got, ok := c.Module("b").AttrRange("tag"); ok {
+		t.Errorf("AttrRange(tag) of a module without one = %v", got)
+	}
 }

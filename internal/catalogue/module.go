@@ -50,7 +50,7 @@ var (
 )
 
 func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
-	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}}
+	m := &Module{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(moduleSchema)
 	if prev, ok := l.mods[m.Name]; ok {
 		diags = append(diags, errorf(b.LabelRanges[0], "Duplicate module", "A module named %q is already defined at %s. Give each module a unique name.", m.Name, prev.DeclRange))
@@ -59,9 +59,12 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 		l.c.Modules = append(l.c.Modules, m)
 	}
 	a := content.Attributes
+	m.attrs = make([]attrRange, 0, len(a))
 	for k, attr := range a {
-		m.AttrRanges[k] = attr.Expr.Range()
+		r := attr.Expr.Range()
+		m.attrs = append(m.attrs, attrRange{name: k, start: r.Start, end: r.End})
 	}
+	slices.SortFunc(m.attrs, func(x, y attrRange) int { return strings.Compare(x.name, y.name) })
 
 	var img, policy, scheme, tagsRe string
 	diags = append(diags, str(a["image"], &img)...)
