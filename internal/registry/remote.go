@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -139,9 +138,9 @@ type Remote struct {
 	session *session
 	puller  *remote.Puller
 	err     error // from NewRemote, returned by every call
-	// described remembers, with a cache, what each digest described to
-	// this run (remote_fetch.go).
-	described sync.Map // describedKey → image.Image
+	// described remembers, with a cache, what the digests read last
+	// described (remote_fetch.go).
+	described recent
 }
 
 // NewRemote returns a source for the registry opts.Host. It does no I/O;

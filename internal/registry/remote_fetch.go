@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -17,31 +18,76 @@ import (
 // Image describes repo:ref, ref being a tag or a "sha256:" digest, with an
 // index resolved to platform.
 //
-// With a cache, what a digest describes is remembered for the Remote's
-// life: a run reads the same digest more than once (the newest tag, then
-// the previous lock's entry naming it), and reading it again from the
-// cache cost a read, a hash and a decoding each time while asking the
-// registry nothing. Without a cache every call asks, as before.
+// With a cache, what the digests read last describe is remembered
+// (recentDigests of them): a module's decision reads the same digest more
+// than once (the newest tag, then the previous lock's entry naming it),
+// and reading it again from the cache cost a read, a hash and a decoding
+// each time while asking the registry nothing. Without a cache every call
+// asks, as before.
 func (r *Remote) Image(ctx context.Context, repo, ref, platform string) (image.Image, error) {
 	if _, err := r.repository(repo); err != nil {
 		return image.Image{}, err
 	}
 	if r.cache != nil && strings.HasPrefix(ref, "sha256:") {
-		if v, ok := r.described.Load(describedKey{repo, ref, platform}); ok {
-			return cloneImage(v.(image.Image)), nil
+		if img, ok := r.described.load(describedKey{repo, ref, platform}); ok {
+			return cloneImage(img), nil
 		}
 	}
 	img, err := describe(ctx, r, repo, ref, platform)
 	if err == nil && r.cache != nil {
 		byDigest := cloneImage(img)
 		byDigest.Tag = ""
-		r.described.Store(describedKey{repo, img.Digest, platform}, byDigest)
+		r.described.store(describedKey{repo, img.Digest, platform}, byDigest)
 	}
 	return img, err
 }
 
 // describedKey is a repository, a manifest digest and the platform asked.
 type describedKey struct{ repo, digest, platform string }
+
+// recentDigests is how many described digests a Remote remembers. A
+// module's re-reads come within its own decision, while at most a few
+// dozen modules are decided at once; remembering every digest of a run
+// kept a second copy of every image until the end (issue 17: 1,100
+// modules, 2,200 images).
+const recentDigests = 512
+
+// recent remembers the last recentDigests images described, by key.
+type recent struct {
+	mu   sync.Mutex
+	imgs map[describedKey]image.Image
+	ring [recentDigests]describedKey
+	next int // where the next key goes in ring
+	n    int // keys in ring
+}
+
+func (c *recent) load(k describedKey) (image.Image, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	img, ok := c.imgs[k]
+	return img, ok
+}
+
+// store remembers img under k, forgetting the oldest when full.
+func (c *recent) store(k describedKey, img image.Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.imgs == nil {
+		c.imgs = map[describedKey]image.Image{}
+	}
+	if _, ok := c.imgs[k]; ok {
+		c.imgs[k] = img
+		return
+	}
+	if c.n == recentDigests {
+		delete(c.imgs, c.ring[c.next])
+	} else {
+		c.n++
+	}
+	c.ring[c.next] = k
+	c.next = (c.next + 1) % recentDigests
+	c.imgs[k] = img
+}
 
 // cloneImage copies img's maps, so that no caller shares them.
 func cloneImage(img image.Image) image.Image {
