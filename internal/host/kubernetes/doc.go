@@ -47,6 +47,12 @@
 // replicasets, deployments, statefulsets and jobs (batch) in the namespace
 // (examples/kubernetes/rbac.yaml); a 403 is returned naming what to grant.
 //
+// The requests go through client-go's REST client (kubeconfig, exec and
+// auth-provider plugins, TLS, protobuf as the generated clients), with a
+// scheme of only the three API groups read (client.go), not through the
+// clientset: linking the clientset registers every API group Kubernetes
+// has whenever any pin command starts.
+//
 // The package only reads: it never creates, patches or deletes anything,
 // and it contacts no registry.
 package kubernetes
