@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -141,6 +142,10 @@ type Remote struct {
 	// described remembers, with a cache, what the digests read last
 	// described (remote_fetch.go).
 	described recent
+	// repos are the repositories named so far: a module's decision names
+	// its repository in every call, and parsing and checking the name each
+	// time was 3.7% of a warm resolve's CPU (issue 17).
+	repos sync.Map // string → name.Repository
 }
 
 // NewRemote returns a source for the registry opts.Host. It does no I/O;
@@ -259,6 +264,9 @@ func (r *Remote) repository(repo string) (name.Repository, error) {
 	if r.err != nil {
 		return name.Repository{}, r.err
 	}
+	if v, ok := r.repos.Load(repo); ok {
+		return v.(name.Repository), nil
+	}
 	parsed, err := name.NewRepository(repo)
 	if err != nil {
 		return name.Repository{}, fmt.Errorf("repository %q: %w", repo, err)
@@ -266,7 +274,9 @@ func (r *Remote) repository(repo string) (name.Repository, error) {
 	if parsed.RegistryStr() != r.host.RegistryStr() {
 		return name.Repository{}, fmt.Errorf("repository %s is not on registry %s", repo, r.host.RegistryStr())
 	}
-	return r.source.Repo(parsed.RepositoryStr()), nil
+	named := r.source.Repo(parsed.RepositoryStr())
+	r.repos.Store(repo, named)
+	return named, nil
 }
 
 // digestRef checks a digest and names it in the repository; the repository
