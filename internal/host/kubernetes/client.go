@@ -70,34 +70,13 @@ func newAPIClient(cfg *rest.Config) (*apiClient, error) {
 	return &apiClient{core: core, apps: apps, batch: batch}, nil
 }
 
-// list asks for one page of a namespaced resource into out, as the
-// generated typed clients do.
-func list(ctx context.Context, c rest.Interface, ns, resource string, opts metav1.ListOptions, out runtime.Object) error {
+// list asks for one page of a namespaced resource, as the generated typed
+// clients do: listPage[corev1.PodList](ctx, c.core, ns, "pods", opts).
+func listPage[T any, L interface {
+	*T
+	runtime.Object
+}](ctx context.Context, c rest.Interface, ns, resource string, opts metav1.ListOptions) (L, error) {
 	_, params := codecs()
-	return c.Get().Namespace(ns).Resource(resource).VersionedParams(&opts, params).Do(ctx).Into(out)
-}
-
-func (c *apiClient) pods(ctx context.Context, ns string, opts metav1.ListOptions) (*corev1.PodList, error) {
-	l := &corev1.PodList{}
-	return l, list(ctx, c.core, ns, "pods", opts, l)
-}
-
-func (c *apiClient) replicaSets(ctx context.Context, ns string, opts metav1.ListOptions) (*appsv1.ReplicaSetList, error) {
-	l := &appsv1.ReplicaSetList{}
-	return l, list(ctx, c.apps, ns, "replicasets", opts, l)
-}
-
-func (c *apiClient) deployments(ctx context.Context, ns string, opts metav1.ListOptions) (*appsv1.DeploymentList, error) {
-	l := &appsv1.DeploymentList{}
-	return l, list(ctx, c.apps, ns, "deployments", opts, l)
-}
-
-func (c *apiClient) statefulSets(ctx context.Context, ns string, opts metav1.ListOptions) (*appsv1.StatefulSetList, error) {
-	l := &appsv1.StatefulSetList{}
-	return l, list(ctx, c.apps, ns, "statefulsets", opts, l)
-}
-
-func (c *apiClient) jobs(ctx context.Context, ns string, opts metav1.ListOptions) (*batchv1.JobList, error) {
-	l := &batchv1.JobList{}
-	return l, list(ctx, c.batch, ns, "jobs", opts, l)
+	out := L(new(T))
+	return out, c.Get().Namespace(ns).Resource(resource).VersionedParams(&opts, params).Do(ctx).Into(out)
 }

@@ -118,7 +118,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 	var pods []corev1.Pod
 	err = r.list(ctx, metav1.ListOptions{LabelSelector: h.Selector}, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := cs.pods(ctx, ns, o)
+		l, err := listPage[corev1.PodList](ctx, cs.core, ns, "pods", o)
 		if err != nil {
 			return "", err
 		}

@@ -55,7 +55,7 @@ func (r reader) owners(ctx context.Context, pods []corev1.Pod) (owners, error) {
 	o := owners{deployments: map[string]string{}, cronJobs: map[string]string{}}
 	if ownedBy(pods, "ReplicaSet") {
 		err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-			l, err := r.cs.replicaSets(ctx, r.ns, opts)
+			l, err := listPage[appsv1.ReplicaSetList](ctx, r.cs.apps, r.ns, "replicasets", opts)
 			if err != nil {
 				return "", err
 			}
@@ -72,7 +72,7 @@ func (r reader) owners(ctx context.Context, pods []corev1.Pod) (owners, error) {
 	}
 	if ownedBy(pods, "Job") {
 		err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-			l, err := r.cs.jobs(ctx, r.ns, opts)
+			l, err := listPage[batchv1.JobList](ctx, r.cs.batch, r.ns, "jobs", opts)
 			if err != nil {
 				return "", err
 			}
@@ -130,7 +130,7 @@ func (r reader) scaledToZero(ctx context.Context, sel labels.Selector) ([]idleWo
 		}
 	}
 	err := r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-		l, err := r.cs.deployments(ctx, r.ns, opts)
+		l, err := listPage[appsv1.DeploymentList](ctx, r.cs.apps, r.ns, "deployments", opts)
 		if err != nil {
 			return "", err
 		}
@@ -143,7 +143,7 @@ func (r reader) scaledToZero(ctx context.Context, sel labels.Selector) ([]idleWo
 		return nil, err
 	}
 	err = r.list(ctx, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-		l, err := r.cs.statefulSets(ctx, r.ns, opts)
+		l, err := listPage[appsv1.StatefulSetList](ctx, r.cs.apps, r.ns, "statefulsets", opts)
 		if err != nil {
 			return "", err
 		}
