@@ -21,6 +21,24 @@ const (
 	LabelCreated = "org.opencontainers.image.created"
 )
 
+// ReadLabels returns the labels of all that pin reads (LabelVersion and
+// LabelCreated), nil when it has neither. Real images carry tens of
+// labels (maintainers, sources, licences, build arguments), and a run
+// keeps the images it weighs until its plan is written: keeping only what
+// ordering reads bounds that memory.
+func ReadLabels(all map[string]string) map[string]string {
+	var kept map[string]string
+	for _, k := range [...]string{LabelVersion, LabelCreated} {
+		if v, ok := all[k]; ok {
+			if kept == nil {
+				kept = make(map[string]string, 2)
+			}
+			kept[k] = v
+		}
+	}
+	return kept
+}
+
 // Image is what is known of one image. Digests are canonical "sha256:<hex>".
 type Image struct {
 	// Repository is the full repository name, e.g.
@@ -46,7 +64,8 @@ type Image struct {
 	ImageID string
 	// Created is the config's build date; zero when unknown.
 	Created time.Time
-	// Labels are the config's labels.
+	// Labels are the config's labels that pin reads (ReadLabels): a
+	// registry's description keeps no others.
 	Labels map[string]string
 }
 

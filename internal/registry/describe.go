@@ -81,7 +81,7 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 		return image.Image{}, fmt.Errorf("config %s of %s: %w", img.ConfigDigest, repo, err)
 	}
 	img.Created = cf.Created.Time.UTC()
-	img.Labels = cf.Config.Labels
+	img.Labels = image.ReadLabels(cf.Config.Labels)
 	if img.Platform == "" && cf.OS != "" {
 		img.Platform = platformString(&v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant})
 	}
