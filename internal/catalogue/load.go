@@ -104,9 +104,13 @@ func parseInBlocks(srcs []Source) (*Catalogue, bool) {
 		}
 		dir := filepath.Dir(src.Filename)
 		for _, piece := range splitBlocks(src.Bytes) {
-			f, d := hclsyntax.ParseConfig(src.Bytes[piece.Byte:piece.end], src.Filename, piece.Pos)
-			if len(d) > 0 || f == nil {
-				return nil, false
+			b := src.Bytes[piece.Byte:piece.end]
+			f, ok := fastBlock(b, src.Filename, piece.Pos) // a plain block, hclsyntax's tree without its lexer
+			if !ok {
+				var d hcl.Diagnostics
+				if f, d = hclsyntax.ParseConfig(b, src.Filename, piece.Pos); len(d) > 0 || f == nil {
+					return nil, false
+				}
 			}
 			if d := l.file(f, dir); len(d) > 0 {
 				return nil, false
