@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -164,10 +165,13 @@ func render(s streams, format string, out planOutput) error {
 	if format == "json" {
 		return writeJSON(s.Out, out)
 	}
-	var b strings.Builder
-	writePlanTable(&b, out)
-	_, err := io.WriteString(s.Out, sanitize(b.String()))
-	return err
+	bw := bufio.NewWriter(s.Out)
+	ls := &lineSanitizer{w: bw}
+	writePlanTable(ls, out)
+	if err := ls.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // writePlanTable renders the plan for people: one paragraph per module.
