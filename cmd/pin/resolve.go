@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -140,7 +140,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 	newBytes := lock.Format(plan.Lock())
-	changed := !bytes.Equal(newBytes, in.LockBytes)
+	changed := sha256.Sum256(newBytes) != in.LockSum
 	complete := !plan.Refused() && !plan.Failed()
 
 	written := false

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 
@@ -41,7 +42,7 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	cat, warnings, old, oldBytes, err := source.LoadFiles(g.Catalogue, g.Lock)
 	var in *source.Inputs
 	if err == nil {
-		in = &source.Inputs{Catalogue: cat, Lock: old, LockBytes: oldBytes, Registries: source.NewRegistries(cat, g.sourceOptions())}
+		in = &source.Inputs{Catalogue: cat, Lock: old, LockSum: sha256.Sum256(oldBytes), Registries: source.NewRegistries(cat, g.sourceOptions())}
 	}
 	if err := loadError(s, in, warnings, err); err != nil {
 		return err

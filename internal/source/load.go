@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 
@@ -35,9 +36,12 @@ type Request struct {
 // bytes too, to tell whether a new one changes anything), what the hosts
 // answered, and the registries to ask.
 type Inputs struct {
-	Catalogue  *catalogue.Catalogue
-	Lock       *lock.Lock
-	LockBytes  []byte
+	Catalogue *catalogue.Catalogue
+	Lock      *lock.Lock
+	// LockSum is the SHA-256 of the lockfile's bytes as read (of none when
+	// there was no file): a run keeps that, not the bytes, to tell whether
+	// its lock changes (a 10,000-module lock is 5.8 MB; issue 17).
+	LockSum    [sha256.Size]byte
 	Observed   observe.Observed
 	Registries *Registries
 }
@@ -105,7 +109,7 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 	return &Inputs{
 		Catalogue:  cat,
 		Lock:       old,
-		LockBytes:  oldBytes,
+		LockSum:    sha256.Sum256(oldBytes),
 		Observed:   observe.Hosts(ctx, hosts),
 		Registries: NewRegistries(cat, r.Options),
 	}, warnings, nil
