@@ -8,15 +8,15 @@ import (
 )
 
 // TestEachModule: every index is decided exactly once, never more than
-// modulesAtOnce at a time (and that many when there is the work), and done
+// DefaultModulesAtOnce at a time (and that many when there is the work), and done
 // counts one by one up to n.
 func TestEachModule(t *testing.T) {
-	for _, n := range []int{0, 1, modulesAtOnce - 1, modulesAtOnce, 10 * modulesAtOnce} {
+	for _, n := range []int{0, 1, DefaultModulesAtOnce - 1, DefaultModulesAtOnce, 10 * DefaultModulesAtOnce} {
 		calls := make([]atomic.Int32, n)
 		var now, most atomic.Int32
 		release := make(chan struct{})
 		var arrived sync.WaitGroup
-		arrived.Add(min(n, modulesAtOnce))
+		arrived.Add(min(n, DefaultModulesAtOnce))
 		var first sync.Map
 		var counts []int
 		go func() {
@@ -30,7 +30,7 @@ func TestEachModule(t *testing.T) {
 			}
 			close(release)
 		}()
-		eachModule(n, func(i int) {
+		eachModule(n, DefaultModulesAtOnce, func(i int) {
 			calls[i].Add(1)
 			in := now.Add(1)
 			for {
@@ -39,7 +39,7 @@ func TestEachModule(t *testing.T) {
 					break
 				}
 			}
-			if i < min(n, modulesAtOnce) {
+			if i < min(n, DefaultModulesAtOnce) {
 				if _, again := first.LoadOrStore(i, true); !again {
 					arrived.Done()
 				}
@@ -57,7 +57,7 @@ func TestEachModule(t *testing.T) {
 				t.Errorf("n=%d: module %d decided %d times", n, i, c)
 			}
 		}
-		if want := int32(min(n, modulesAtOnce)); most.Load() != want {
+		if want := int32(min(n, DefaultModulesAtOnce)); most.Load() != want {
 			t.Errorf("n=%d: %d modules at once, want %d", n, most.Load(), want)
 		}
 		for i, c := range counts {

@@ -57,6 +57,11 @@ type Input struct {
 	// decides, with the number done and the number to decide, never
 	// concurrently. Outdated takes its own.
 	Progress func(done, total int)
+	// ModulesAtOnce bounds how many modules Resolve and Outdated decide at
+	// once; zero means DefaultModulesAtOnce. Enough to keep every registry
+	// busy is enough: each module decided at once holds its state (tag
+	// list, responses, images) until it is done.
+	ModulesAtOnce int
 }
 
 // registry is the source for module m's repository, or nil.

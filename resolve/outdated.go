@@ -141,7 +141,7 @@ func Outdated(ctx context.Context, in Input, progress func(done, total int)) []*
 	in.Mode, in.Host = ModeResolve, ""
 	mods := in.Catalogue.Modules
 	out := make([]*ModuleStatus, len(mods))
-	eachModule(len(mods), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)
+	eachModule(len(mods), in.atOnce(), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)
 	return out
 }
 

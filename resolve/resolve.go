@@ -20,7 +20,7 @@ func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in)}
 	todo := in.selected(p)
-	eachModule(len(todo), func(i int) {
+	eachModule(len(todo), in.atOnce(), func(i int) {
 		d := decide(ctx, in, mods[todo[i]], nil)
 		// What only Outdated reads is let go: a plan of 10,000 modules
 		// would otherwise keep every tag list until it is written.

@@ -138,11 +138,12 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	}
 	seen := in.Observed
 	reports := resolve.Outdated(ctx, resolve.Input{
-		Catalogue: in.Catalogue,
-		Old:       in.Lock,
-		Observed:  seen,
-		Registry:  in.Registries.For,
-		Now:       o.now(),
+		Catalogue:     in.Catalogue,
+		Old:           in.Lock,
+		Observed:      seen,
+		Registry:      in.Registries.For,
+		Now:           o.now(),
+		ModulesAtOnce: modulesAtOnce(in.Catalogue, o.Concurrency),
 	}, prog.moduleDone)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)

@@ -127,15 +127,16 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		mode = resolve.ModeFromHost
 	}
 	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue: in.Catalogue,
-		Old:       in.Lock,
-		Observed:  in.Observed,
-		Registry:  in.Registries.For,
-		Now:       o.now(),
-		Mode:      mode,
-		Host:      o.FromHost,
-		Only:      o.only(),
-		Progress:  prog.moduleDone,
+		Catalogue:     in.Catalogue,
+		Old:           in.Lock,
+		Observed:      in.Observed,
+		Registry:      in.Registries.For,
+		Now:           o.now(),
+		Mode:          mode,
+		Host:          o.FromHost,
+		ModulesAtOnce: modulesAtOnce(in.Catalogue, o.Concurrency),
+		Only:          o.only(),
+		Progress:      prog.moduleDone,
 	})
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)

@@ -122,6 +122,8 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 	plan := resolve.Resolve(ctx, resolve.Input{
 		Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For,
 		Now: time.Now(),
+		// As pin: twice the requests in flight (the bench has one registry).
+		ModulesAtOnce: 2 * conc,
 	})
 	mark("resolve (registry requests)")
 	for _, l := range in.Registries.Summary() {
