@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 
@@ -39,10 +38,10 @@ could not be reached.`,
 
 func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	// A lock is re-checked against registries only: no host is asked.
-	cat, warnings, old, oldBytes, err := source.LoadFiles(g.Catalogue, g.Lock)
+	cat, warnings, old, _, err := source.LoadFiles(g.Catalogue, g.Lock)
 	var in *source.Inputs
 	if err == nil {
-		in = &source.Inputs{Catalogue: cat, Lock: old, LockSum: sha256.Sum256(oldBytes), Registries: source.NewRegistries(cat, g.sourceOptions())}
+		in = &source.Inputs{Catalogue: cat, Lock: old, Registries: source.NewRegistries(cat, g.sourceOptions())}
 	}
 	if err := loadError(s, in, warnings, err); err != nil {
 		return err

@@ -98,7 +98,9 @@ func (a *appender) file(c *Cache) (f *os.File, replaced bool) {
 
 // NewCache returns the cache kept in dir; dir is created when first written.
 func NewCache(dir string) *Cache {
-	return &Cache{dir: dir}
+	c := &Cache{dir: dir}
+	c.hintsFile.path = c.hintsPath()
+	return c
 }
 
 // DefaultCacheDir is pin's folder in the user cache folder

@@ -148,9 +148,6 @@ func (c *Cache) setHint(repo, tag, digest string) {
 func (c *Cache) appendHint(line string) {
 	c.hintsW.Lock()
 	defer c.hintsW.Unlock()
-	if c.hintsFile.path == "" {
-		c.hintsFile.path = c.hintsPath()
-	}
 	if f, _ := c.hintsFile.file(c); f != nil {
 		f.WriteString(line)
 	}
