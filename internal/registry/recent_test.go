@@ -7,34 +7,31 @@ import (
 	"github.com/pin-tool/pin/internal/image"
 )
 
-// TestRecentForgetsTheOldest: the memory of described digests holds the
-// last recentDigests, forgets the oldest first, and storing a key it holds
-// again replaces it without forgetting another.
-func TestRecentForgetsTheOldest(t *testing.T) {
+// TestRecentIsBounded: the memory of described digests holds what was
+// stored until it has recentDigests, then starts again empty; it never
+// holds more.
+func TestRecentIsBounded(t *testing.T) {
 	var c recent
 	key := func(i int) describedKey { return describedKey{"r.example/x", fmt.Sprintf("sha256:%064d", i), ""} }
 	for i := range recentDigests {
 		c.store(key(i), image.Image{Digest: key(i).digest})
 	}
-	c.store(key(0), image.Image{Digest: "again"}) // held: replaced, nothing forgotten
 	for i := range recentDigests {
-		if _, ok := c.load(key(i)); !ok {
+		if img, ok := c.load(key(i)); !ok || img.Digest != key(i).digest {
 			t.Fatalf("digest %d forgotten while there was room", i)
 		}
 	}
-	if img, _ := c.load(key(0)); img.Digest != "again" {
-		t.Errorf("a key stored again holds %q", img.Digest)
+	c.store(key(recentDigests), image.Image{Digest: key(recentDigests).digest})
+	if _, ok := c.load(key(0)); ok {
+		t.Error("full, and the oldest is still held")
 	}
-	for i := recentDigests; i < recentDigests+10; i++ {
-		c.store(key(i), image.Image{Digest: key(i).digest})
+	if _, ok := c.load(key(recentDigests)); !ok {
+		t.Error("the digest stored when full is not held")
 	}
-	for i := range recentDigests + 10 {
-		_, ok := c.load(key(i))
-		if want := i >= 10; ok != want {
-			t.Errorf("digest %d remembered: %v, want %v", i, ok, want)
+	for i := range 3 * recentDigests {
+		c.store(key(i), image.Image{})
+		if len(c.imgs) > recentDigests {
+			t.Fatalf("%d images held, at most %d", len(c.imgs), recentDigests)
 		}
-	}
-	if len(c.imgs) != recentDigests {
-		t.Errorf("%d images held, want %d", len(c.imgs), recentDigests)
 	}
 }

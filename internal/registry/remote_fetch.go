@@ -52,13 +52,12 @@ type describedKey struct{ repo, digest, platform string }
 // modules, 2,200 images).
 const recentDigests = 512
 
-// recent remembers the last recentDigests images described, by key.
+// recent remembers images described, by key, up to recentDigests of
+// them; when full it starts again empty, as enforce.Memo does (the
+// on-disk cache below still holds the content).
 type recent struct {
 	mu   sync.Mutex
 	imgs map[describedKey]image.Image
-	ring [recentDigests]describedKey
-	next int // where the next key goes in ring
-	n    int // keys in ring
 }
 
 func (c *recent) load(k describedKey) (image.Image, bool) {
@@ -68,24 +67,12 @@ func (c *recent) load(k describedKey) (image.Image, bool) {
 	return img, ok
 }
 
-// store remembers img under k, forgetting the oldest when full.
 func (c *recent) store(k describedKey, img image.Image) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.imgs == nil {
-		c.imgs = map[describedKey]image.Image{}
+	if c.imgs == nil || len(c.imgs) >= recentDigests {
+		c.imgs = make(map[describedKey]image.Image, recentDigests)
 	}
-	if _, ok := c.imgs[k]; ok {
-		c.imgs[k] = img
-		return
-	}
-	if c.n == recentDigests {
-		delete(c.imgs, c.ring[c.next])
-	} else {
-		c.n++
-	}
-	c.ring[c.next] = k
-	c.next = (c.next + 1) % recentDigests
 	c.imgs[k] = img
 }
 
