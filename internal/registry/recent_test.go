@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/pin-tool/pin/internal/image"
@@ -32,6 +35,62 @@ func TestRecentIsBounded(t *testing.T) {
 		c.store(key(i), image.Image{})
 		if len(c.imgs) > recentDigests {
 			t.Fatalf("%d images held, at most %d", len(c.imgs), recentDigests)
+		}
+	}
+}
+
+// TestRepositoriesAreBounded: a Remote remembers at most
+// recentRepositories repository names, and go-containerregistry's
+// per-repository state with them: when full, the memo starts again empty
+// with a new Puller, and reading goes on as before.
+func TestRepositoriesAreBounded(t *testing.T) {
+	t.Parallel()
+	host := inProcess(t, func(h http.Handler) http.Handler { return h })
+	repo := host + "/bounded/app"
+	p := push(t, repo+":1.0", versioned(t, "1.0", created1))
+	r, _ := newTestRemote(t, RemoteOptions{Host: host})
+	ctx := context.Background()
+	read := func(when string) {
+		t.Helper()
+		tags, err := r.Tags(ctx, repo)
+		if err != nil || !slices.Equal(tags, []string{"1.0"}) {
+			t.Fatalf("%s: tags %v, %v", when, tags, err)
+		}
+		img, err := r.Image(ctx, repo, "1.0", "")
+		if err != nil || img.Digest != p.digest {
+			t.Fatalf("%s: image %s, %v; want %s", when, img.Digest, err, p.digest)
+		}
+	}
+	read("first")
+	first := r.puller()
+	for i := range recentRepositories - 1 {
+		if _, err := r.repository(fmt.Sprintf("%s/bounded/other%d", host, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(r.named.repos); n != recentRepositories {
+		t.Fatalf("%d repositories remembered, want %d", n, recentRepositories)
+	}
+	if r.puller() != first {
+		t.Fatal("a new Puller while there was room")
+	}
+	read("after the memo filled") // still remembered: no new Puller
+	if _, err := r.repository(host + "/bounded/one-more"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.named.repos); n != 1 {
+		t.Fatalf("full, then one more: %d repositories remembered, want 1", n)
+	}
+	if r.puller() == first || r.puller() == nil {
+		t.Fatal("the memo started again without a new Puller")
+	}
+	read("after the memo started again")
+	for i := range 3 * recentRepositories {
+		if _, err := r.repository(fmt.Sprintf("%s/bounded/more%d", host, i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(r.named.repos); n > recentRepositories {
+			t.Fatalf("%d repositories remembered, at most %d", n, recentRepositories)
 		}
 	}
 }

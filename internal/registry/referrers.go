@@ -40,7 +40,7 @@ func (r *Remote) Referrers(ctx context.Context, repo, digest string) ([]byte, er
 	if err := r.ready(ctx, target); err != nil {
 		return nil, fmt.Errorf("referrers of %s: %w", what, err)
 	}
-	idx, err := remote.Referrers(d, remote.Reuse(r.puller), remote.WithContext(ctx))
+	idx, err := remote.Referrers(d, remote.Reuse(r.puller()), remote.WithContext(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("referrers of %s: %w", what, classify(err))
 	}

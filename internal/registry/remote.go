@@ -137,15 +137,13 @@ type Remote struct {
 	mirror  bool
 	cache   *Cache
 	session *session
-	puller  *remote.Puller
 	err     error // from NewRemote, returned by every call
 	// described remembers, with a cache, what the digests read last
 	// described (remote_fetch.go).
 	described recent
-	// repos are the repositories named so far: a module's decision names
-	// its repository in every call, and parsing and checking the name each
-	// time was 3.7% of a warm resolve's CPU (issue 17).
-	repos sync.Map // string → name.Repository
+	// named remembers the repositories named lately and the Puller that
+	// reads them.
+	named repoMemo
 }
 
 // NewRemote returns a source for the registry opts.Host. It does no I/O;
@@ -242,7 +240,7 @@ func NewRemote(opts RemoteOptions) *Remote {
 		r.err = err
 		return r
 	}
-	r.puller, r.err = remote.NewPuller(
+	r.err = r.named.start(
 		remote.WithTransport(wrapped),
 		// Its own bound on blob downloads (4) must not be the tighter one.
 		remote.WithJobs(n),
@@ -264,8 +262,8 @@ func (r *Remote) repository(repo string) (name.Repository, error) {
 	if r.err != nil {
 		return name.Repository{}, r.err
 	}
-	if v, ok := r.repos.Load(repo); ok {
-		return v.(name.Repository), nil
+	if named, ok := r.named.load(repo); ok {
+		return named, nil
 	}
 	parsed, err := name.NewRepository(repo)
 	if err != nil {
@@ -275,8 +273,67 @@ func (r *Remote) repository(repo string) (name.Repository, error) {
 		return name.Repository{}, fmt.Errorf("repository %s is not on registry %s", repo, r.host.RegistryStr())
 	}
 	named := r.source.Repo(parsed.RepositoryStr())
-	r.repos.Store(repo, named)
+	r.named.store(repo, named)
 	return named, nil
+}
+
+// puller is the remote.Puller to read with now.
+func (r *Remote) puller() *remote.Puller {
+	r.named.mu.Lock()
+	defer r.named.mu.Unlock()
+	return r.named.puller
+}
+
+// recentRepositories is how many repositories a Remote remembers by name,
+// with what go-containerregistry keeps for each. A name is asked for in
+// every call of a module's decision, and at most a few dozen modules are
+// decided at once; a memory of every repository of a run grew with the
+// catalogue (issue 17: 1,100 repositories, 0.5 MB kept to the end).
+const recentRepositories = 256
+
+// repoMemo remembers repositories by the name a caller gave (parsing and
+// checking a name each time was 3.7% of a warm resolve's CPU, issue 17),
+// up to recentRepositories of them, and the remote.Puller that reads
+// them. A Puller keeps a fetcher for every repository it ever read; with
+// pin's transport doing the authentication, a fetcher costs no request to
+// make again. When full, the memo starts again empty with a new Puller,
+// as enforce.Memo does; a Puller in use by a call goes on working.
+type repoMemo struct {
+	options []remote.Option
+	mu      sync.Mutex
+	repos   map[string]name.Repository
+	puller  *remote.Puller
+}
+
+func (m *repoMemo) load(repo string) (name.Repository, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	named, ok := m.repos[repo]
+	return named, ok
+}
+
+func (m *repoMemo) store(repo string, named name.Repository) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.repos == nil || len(m.repos) >= recentRepositories {
+		m.repos = make(map[string]name.Repository, recentRepositories)
+		if m.puller != nil {
+			// The same options made the first Puller.
+			if p, err := remote.NewPuller(m.options...); err == nil {
+				m.puller = p
+			}
+		}
+	}
+	m.repos[repo] = named
+}
+
+// start makes the first Puller, with the options of every later one.
+func (m *repoMemo) start(options ...remote.Option) error {
+	p, err := remote.NewPuller(options...)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.options, m.puller = options, p
+	return err
 }
 
 // digestRef checks a digest and names it in the repository; the repository

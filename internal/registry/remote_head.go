@@ -31,7 +31,7 @@ func (r *Remote) Head(ctx context.Context, repo, ref string) (string, error) {
 	if err := r.ready(ctx, target); err != nil {
 		return "", fmt.Errorf("HEAD %s: %w", what, err)
 	}
-	desc, err := r.puller.Head(ctx, nref)
+	desc, err := r.puller().Head(ctx, nref)
 	if err != nil {
 		return "", fmt.Errorf("HEAD %s: %w", what, classify(err))
 	}

@@ -18,7 +18,7 @@ func (r *Remote) Tags(ctx context.Context, repo string) ([]string, error) {
 	if err := r.ready(ctx, target); err != nil {
 		return nil, fail(err)
 	}
-	lister, err := r.puller.Lister(ctx, target)
+	lister, err := r.puller().Lister(ctx, target)
 	if err != nil {
 		return nil, fail(err)
 	}
