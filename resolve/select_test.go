@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"context"
 	"sync/atomic"
 	"testing"
@@ -71,5 +72,47 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 	p = Resolve(context.Background(), in)
 	if counter.calls.Load() == 0 || len(p.Removed) != 1 || len(p.Kept) != 0 {
 		t.Errorf("full run: %d calls, removed %d, kept %d", counter.calls.Load(), len(p.Removed), len(p.Kept))
+	}
+}
+
+// TestUnchangedEntryIsThePrevious: a decided entry that formats as the
+// previous lock's did is that entry, not a copy (a warm run kept a second
+// copy of every entry until the lock was written, issue 17); one that
+// differs is the new one, and either way the lock's bytes are the same as
+// with the copies.
+func TestUnchangedEntryIsThePrevious(t *testing.T) {
+	in := scenarioInput(t, "track-upstream", "-", "1.22.6", "1.22.6,1.27.3", "-")
+	first := Resolve(context.Background(), in)
+	written := first.Decisions[0].New
+	if written == nil || written.Tag != "1.27.3" {
+		t.Fatalf("first run: %+v", first.Decisions[0])
+	}
+	want := lock.Format(first.Lock())
+
+	// What pin reads back is a parse of what it wrote: equal, not the same.
+	old, diags := lock.Parse(want, "pin.lock.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	in.Old = old
+	second := Resolve(context.Background(), in)
+	if d := second.Decisions[0]; d.New != old.Module("svc") || d.Change() != ChangeNone {
+		t.Errorf("unchanged: new %p, previous %p, change %s", d.New, old.Module("svc"), d.Change())
+	}
+	if got := lock.Format(second.Lock()); !bytes.Equal(got, want) {
+		t.Errorf("unchanged, and the lock differs:\n%s\nwant\n%s", got, want)
+	}
+
+	// A previous entry that formats otherwise (its reason edited) is not
+	// kept: the new entry is written.
+	edited := *old.Module("svc")
+	edited.Reason = "edited by hand"
+	in.Old = &lock.Lock{Modules: []*lock.Module{&edited}}
+	third := Resolve(context.Background(), in)
+	if d := third.Decisions[0]; d.New == &edited || d.New == nil || d.New.Reason != written.Reason || d.Change() != ChangeUpdate {
+		t.Errorf("edited reason: new %+v, change %s", d.New, d.Change())
+	}
+	if got := lock.Format(third.Lock()); !bytes.Equal(got, want) {
+		t.Errorf("edited reason, and the lock is not the one written first:\n%s\nwant\n%s", got, want)
 	}
 }
