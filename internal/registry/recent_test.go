@@ -14,7 +14,7 @@ import (
 // stored until it has recentDigests, then starts again empty; it never
 // holds more.
 func TestRecentIsBounded(t *testing.T) {
-	var c recent
+	c := recent[describedKey, image.Image]{max: recentDigests}
 	key := func(i int) describedKey { return describedKey{"r.example/x", fmt.Sprintf("sha256:%064d", i), ""} }
 	for i := range recentDigests {
 		c.store(key(i), image.Image{Digest: key(i).digest})
@@ -33,8 +33,8 @@ func TestRecentIsBounded(t *testing.T) {
 	}
 	for i := range 3 * recentDigests {
 		c.store(key(i), image.Image{})
-		if len(c.imgs) > recentDigests {
-			t.Fatalf("%d images held, at most %d", len(c.imgs), recentDigests)
+		if len(c.m) > recentDigests {
+			t.Fatalf("%d images held, at most %d", len(c.m), recentDigests)
 		}
 	}
 }
@@ -68,7 +68,7 @@ func TestRepositoriesAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(r.named.repos); n != recentRepositories {
+	if n := len(r.named.names.m); n != recentRepositories {
 		t.Fatalf("%d repositories remembered, want %d", n, recentRepositories)
 	}
 	if r.puller() != first {
@@ -78,7 +78,7 @@ func TestRepositoriesAreBounded(t *testing.T) {
 	if _, err := r.repository(host + "/bounded/one-more"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r.named.repos); n != 1 {
+	if n := len(r.named.names.m); n != 1 {
 		t.Fatalf("full, then one more: %d repositories remembered, want 1", n)
 	}
 	if r.puller() == first || r.puller() == nil {
@@ -89,7 +89,7 @@ func TestRepositoriesAreBounded(t *testing.T) {
 		if _, err := r.repository(fmt.Sprintf("%s/bounded/more%d", host, i)); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(r.named.repos); n > recentRepositories {
+		if n := len(r.named.names.m); n > recentRepositories {
 			t.Fatalf("%d repositories remembered, at most %d", n, recentRepositories)
 		}
 	}

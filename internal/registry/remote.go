@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // Defaults of RemoteOptions.
@@ -139,8 +141,8 @@ type Remote struct {
 	session *session
 	err     error // from NewRemote, returned by every call
 	// described remembers, with a cache, what the digests read last
-	// described (remote_fetch.go).
-	described recent
+	// described (remote_fetch.go; the on-disk cache still holds them).
+	described recent[describedKey, image.Image]
 	// named remembers the repositories named lately and the Puller that
 	// reads them.
 	named repoMemo
@@ -150,6 +152,8 @@ type Remote struct {
 // an invalid host is reported by the first call.
 func NewRemote(opts RemoteOptions) *Remote {
 	r := &Remote{cache: opts.Cache, mirror: opts.Mirror != ""}
+	r.described.max = recentDigests
+	r.named.names.max = recentRepositories
 	host, err := name.NewRegistry(opts.Host)
 	if err != nil {
 		r.err = fmt.Errorf("registry %q: %w", opts.Host, err)
@@ -299,32 +303,26 @@ const recentRepositories = 256
 // make again. When full, the memo starts again empty with a new Puller,
 // as enforce.Memo does; a Puller in use by a call goes on working.
 type repoMemo struct {
+	names   recent[string, name.Repository]
 	options []remote.Option
 	mu      sync.Mutex
-	repos   map[string]name.Repository
 	puller  *remote.Puller
 }
 
-func (m *repoMemo) load(repo string) (name.Repository, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	named, ok := m.repos[repo]
-	return named, ok
-}
+func (m *repoMemo) load(repo string) (name.Repository, bool) { return m.names.load(repo) }
 
 func (m *repoMemo) store(repo string, named name.Repository) {
+	if !m.names.store(repo, named) {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.repos == nil || len(m.repos) >= recentRepositories {
-		m.repos = make(map[string]name.Repository, recentRepositories)
-		if m.puller != nil {
-			// The same options made the first Puller.
-			if p, err := remote.NewPuller(m.options...); err == nil {
-				m.puller = p
-			}
+	if m.puller != nil {
+		// The same options made the first Puller.
+		if p, err := remote.NewPuller(m.options...); err == nil {
+			m.puller = p
 		}
 	}
-	m.repos[repo] = named
 }
 
 // start makes the first Puller, with the options of every later one.

@@ -55,28 +55,31 @@ type describedKey struct{ repo, digest, platform string }
 // from the on-disk cache once more: no request.
 const recentDigests = 128
 
-// recent remembers images described, by key, up to recentDigests of
-// them; when full it starts again empty, as enforce.Memo does (the
-// on-disk cache below still holds the content).
-type recent struct {
-	mu   sync.Mutex
-	imgs map[describedKey]image.Image
+// recent remembers values by key, up to max of them; when full it starts
+// again empty, as enforce.Memo does.
+type recent[K comparable, V any] struct {
+	max int
+	mu  sync.Mutex
+	m   map[K]V
 }
 
-func (c *recent) load(k describedKey) (image.Image, bool) {
+func (c *recent[K, V]) load(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	img, ok := c.imgs[k]
-	return img, ok
+	v, ok := c.m[k]
+	return v, ok
 }
 
-func (c *recent) store(k describedKey, img image.Image) {
+// store remembers v by k, and reports whether it started again empty to
+// make room.
+func (c *recent[K, V]) store(k K, v V) (emptied bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.imgs == nil || len(c.imgs) >= recentDigests {
-		c.imgs = make(map[describedKey]image.Image, recentDigests)
+	if emptied = len(c.m) >= c.max; c.m == nil || emptied {
+		c.m = make(map[K]V, c.max)
 	}
-	c.imgs[k] = img
+	c.m[k] = v
+	return emptied
 }
 
 // cloneImage copies img's maps, so that no caller shares them.
