@@ -1,7 +1,10 @@
 package lock
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -31,6 +34,32 @@ func Format(l *Lock) []byte {
 	l = l.normalised()
 	var b bytes.Buffer
 	b.Grow(len(header) + 600*len(l.Modules)) // a module is about 600 bytes
+	format(&b, l)
+	return b.Bytes()
+}
+
+// Sum is the SHA-256 of Format(l), computed without holding Format's
+// bytes: a run that changes nothing needs only to tell that it does not,
+// and the formatted lock of 1,100 modules was 0.6 MB of the heap when it
+// was largest (issue 17).
+func Sum(l *Lock) [sha256.Size]byte {
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 32<<10)
+	format(w, l.normalised())
+	w.Flush() // a hash.Hash never fails a write
+	return [sha256.Size]byte(h.Sum(nil))
+}
+
+// writer is what format writes to: a bytes.Buffer, or a bufio.Writer.
+type writer interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+	AvailableBuffer() []byte
+}
+
+// format writes l, normalised, to b.
+func format(b writer, l *Lock) {
 	b.WriteString(header)
 	if hosts := tagList(l.Hosts); len(hosts) > 0 {
 		b.WriteString("\nhosts = ")
@@ -42,7 +71,7 @@ func Format(l *Lock) []byte {
 	var run, inner attrRun
 	for _, m := range l.Modules {
 		b.WriteString("\nmodule ")
-		writeQuoted(&b, m.Name)
+		writeQuoted(b, m.Name)
 		b.WriteString(" {\n")
 		run.add("policy", m.Policy)
 		run.add("image", m.Image)
@@ -55,12 +84,12 @@ func Format(l *Lock) []byte {
 		run.add("version", m.Version)
 		run.add("created", formatTime(m.Created))
 		if len(m.Platforms) > 0 {
-			run.write(&b, "  ")
+			run.write(b, "  ")
 			b.WriteString("  platforms = {\n")
 			for _, p := range slices.Sorted(maps.Keys(m.Platforms)) {
 				inner.addQuotedKey(p, m.Platforms[p])
 			}
-			inner.write(&b, "    ")
+			inner.write(b, "    ")
 			b.WriteString("  }\n")
 		}
 		run.add("source", m.Source)
@@ -74,10 +103,10 @@ func Format(l *Lock) []byte {
 		if hosts := tagList(m.Hosts); len(hosts) > 0 {
 			run.addList("hosts", hosts)
 		}
-		run.write(&b, "  ")
+		run.write(b, "  ")
 		for _, o := range m.Observed {
 			b.WriteString("\n  observed ")
-			writeQuoted(&b, o.Host)
+			writeQuoted(b, o.Host)
 			b.WriteString(" {\n")
 			inner.add("container", o.Container)
 			inner.add("tag", o.Tag)
@@ -85,12 +114,11 @@ func Format(l *Lock) []byte {
 			inner.add("image_id", o.ImageID)
 			inner.add("version", o.Version)
 			inner.add("created", formatTime(o.Created))
-			inner.write(&b, "    ")
+			inner.write(b, "    ")
 			b.WriteString("  }\n")
 		}
 		b.WriteString("}\n")
 	}
-	return b.Bytes()
 }
 
 // attrRun is a run of one-line attributes, aligned on "=" when written.
@@ -137,7 +165,7 @@ func (r *attrRun) keyEnds() { r.attrs = append(r.attrs, attrEnds{key: len(r.buf)
 func (r *attrRun) valueEnds() { r.attrs[len(r.attrs)-1].value = len(r.buf) }
 
 // write writes the run at indent and empties it.
-func (r *attrRun) write(b *bytes.Buffer, indent string) {
+func (r *attrRun) write(b writer, indent string) {
 	width, start := 0, 0
 	for _, a := range r.attrs {
 		width = max(width, utf8.RuneCount(r.buf[start:a.key]))
@@ -190,7 +218,7 @@ func appendQuotedList(dst []byte, ss []string) []byte {
 func quote(s string) []byte { return appendQuoted(nil, s) }
 
 // writeQuoted writes quote(s) to b.
-func writeQuoted(b *bytes.Buffer, s string) { b.Write(appendQuoted(b.AvailableBuffer(), s)) }
+func writeQuoted(b writer, s string) { b.Write(appendQuoted(b.AvailableBuffer(), s)) }
 
 // appendQuoted appends quote(s) to dst.
 func appendQuoted(dst []byte, s string) []byte {

@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"crypto/sha256"
 	"flag"
 	"maps"
 	"os"
@@ -291,6 +292,10 @@ func FuzzParse(f *testing.F) {
 		if again := Format(l2); string(again) != string(out) {
 			t.Fatalf("format not a fixed point:\n%s", cmp.Diff(string(out), string(again)))
 		}
+		// Sum is the hash of what Format writes.
+		if Sum(l) != sha256.Sum256(out) {
+			t.Fatalf("Sum is not the SHA-256 of Format:\n%s", out)
+		}
 		// Equal agrees: what formats alike is equal.
 		if !Equal(l, l2) {
 			t.Fatalf("Equal says the lock and its round trip differ:\n%s", out)
@@ -356,5 +361,20 @@ func TestBrokenLockSaysWhatWorks(t *testing.T) {
 		if strings.Contains(d.Detail, `Run "pin resolve" to rewrite`) || !strings.Contains(d.Detail, "version control") {
 			t.Errorf("%s: %s", d.Summary, d.Detail)
 		}
+	}
+}
+
+// TestSumIsFormatsHash: Sum, which streams what Format writes into the
+// hash, gives the SHA-256 of Format's bytes, for locks far larger than its
+// buffer, and another for another lock.
+func TestSumIsFormatsHash(t *testing.T) {
+	for _, l := range []*Lock{nil, {}, sample(), benchLock(10), benchLock(1000)} {
+		want := sha256.Sum256(Format(l))
+		if got := Sum(l); got != want {
+			t.Errorf("Sum of a lock of %d bytes: %x, want %x", len(Format(l)), got, want)
+		}
+	}
+	if Sum(benchLock(1000)) == Sum(benchLock(999)) {
+		t.Error("two locks, one sum")
 	}
 }

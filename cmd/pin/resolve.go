@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -140,8 +139,10 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	})
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
-	newBytes := lock.Format(plan.Lock())
-	changed := sha256.Sum256(newBytes) != in.LockSum
+	newLock := plan.Lock()
+	// The new lock is formatted to bytes only to be written: a run that
+	// changes nothing compares its hash.
+	changed := lock.Sum(newLock) != in.LockSum
 	complete := !plan.Refused() && !plan.Failed()
 
 	written := false
@@ -156,7 +157,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 				fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
 			}
 		}
-		if _, err := lock.WriteFile(o.Lock, newBytes); err != nil {
+		if _, err := lock.WriteFile(o.Lock, lock.Format(newLock)); err != nil {
 			return withCode(exitInput, err)
 		}
 		written = true
