@@ -2,7 +2,9 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -120,8 +122,13 @@ func (l *Layout) blob(_ context.Context, _ string, digest string) ([]byte, error
 		return nil, err
 	}
 	b, err := l.path.Bytes(h)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("blob %s: %w", digest, image.ErrNotFound)
+	case err != nil:
+		// Not "not found": a blob the mirror has and cannot give is the
+		// mirror's failure, named as such, not content out of reach.
+		return nil, fmt.Errorf("reading blob %s from the OCI layout %s: %w", digest, string(l.path), err)
 	}
 	if err := verify(b, digest); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +118,43 @@ func TestLayoutRefusesTamperedContent(t *testing.T) {
 	}
 	if _, err := OpenLayout(t.TempDir()); err == nil {
 		t.Error("an empty folder opened as a layout")
+	}
+}
+
+// TestLayoutReadErrorIsNotNotFound: a blob the layout does not hold is not
+// found (content out of reach); one it holds and cannot be read is an
+// error of the mirror's, named with the blob, and never taken for "not
+// found".
+func TestLayoutReadErrorIsNotNotFound(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../examples/incident/registry")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenLayout(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	img, err := l.Image(ctx, forge, "1.22.6", "linux/amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "blobs", "sha256", img.ConfigDigest[len("sha256:"):])
+	os.Chmod(cfg, 0o644)
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Image(ctx, forge, "1.22.6", "linux/amd64"); !errors.Is(err, image.ErrNotFound) {
+		t.Errorf("config blob missing: err = %v, want not found", err)
+	}
+	// A folder where the blob should be: reading it fails (as a disk
+	// error or a permission would; the tests run as root, whom no mode
+	// stops).
+	if err := os.Mkdir(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Image(ctx, forge, "1.22.6", "linux/amd64")
+	if err == nil || errors.Is(err, image.ErrNotFound) || !strings.Contains(err.Error(), img.ConfigDigest) {
+		t.Errorf("config blob unreadable: err = %v, want an error naming %s that is not \"not found\"", err, img.ConfigDigest)
 	}
 }
