@@ -600,9 +600,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // TestConcurrentResolve: two pin resolve processes at once on the same
-// lock. The second waits for the first (it says so), then reads the lock
-// the first wrote and finds it up to date: the runs are serialised, not
-// interleaved. A run interrupted while it waits writes nothing.
+// lock. The second waits for the first (it says so, naming the first on
+// Linux), then reads the lock the first wrote and finds it up to date: the
+// runs are serialised, not interleaved. A run interrupted while it waits writes nothing.
 func TestConcurrentResolve(t *testing.T) {
 	f := newFaultRepo(t)
 	f.push(t, "1.1")
@@ -622,8 +622,13 @@ func TestConcurrentResolve(t *testing.T) {
 	if c := second.wait(); c != 0 {
 		t.Fatalf("second run: exit %d\n%s%s", c, second.stdout.String(), second.stderr.String())
 	}
-	// The folder, absolute, also for the default lock path.
-	if want := "pin: waiting for another pin run to release " + f.dir + "\n"; !strings.Contains(second.stderr.String(), want) {
+	// The folder, absolute, also for the default lock path, and (on
+	// Linux) the run that holds it.
+	holder := "another pin run"
+	if runtime.GOOS == "linux" {
+		holder = fmt.Sprintf("another pin run (process %d)", first.cmd.Process.Pid)
+	}
+	if want := "pin: waiting for " + holder + " to release " + f.dir + "\n"; !strings.Contains(second.stderr.String(), want) {
 		t.Errorf("second run does not say %q:\n%s", want, second.stderr.String())
 	}
 	if !strings.Contains(first.stdout.String(), "Wrote pin.lock.hcl.") || !strings.Contains(second.stdout.String(), "pin.lock.hcl is up to date.") {

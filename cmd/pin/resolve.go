@@ -89,7 +89,11 @@ func lockDir(ctx context.Context, lockPath string, s streams) (func(), error) {
 		return nil, withCode(exitInput, fmt.Errorf("locking %s: %w", dir, err))
 	}
 	if !ok {
-		fmt.Fprintf(s.Err, "pin: waiting for another pin run to release %s\n", dir)
+		who := "another pin run"
+		if pid := lockHolder(dir); pid > 0 {
+			who = fmt.Sprintf("another pin run (process %d)", pid)
+		}
+		fmt.Fprintf(s.Err, "pin: waiting for %s to release %s\n", who, dir)
 		if _, err := fl.TryLockContext(ctx, 100*time.Millisecond); err != nil {
 			return nil, withCode(exitInput, fmt.Errorf("waiting for the lock on %s: %w", dir, err))
 		}
