@@ -93,9 +93,9 @@ func TestLayoutImage(t *testing.T) {
 	}
 }
 
-// TestLayoutRefusesTamperedContent: a blob that does not match its digest
-// is refused, never described.
-func TestLayoutRefusesTamperedContent(t *testing.T) {
+// copyIncident opens a copy of the incident's layout, to be changed.
+func copyIncident(t *testing.T) (string, *Layout) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../examples/incident/registry")); err != nil {
 		t.Fatal(err)
@@ -104,6 +104,13 @@ func TestLayoutRefusesTamperedContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, l
+}
+
+// TestLayoutRefusesTamperedContent: a blob that does not match its digest
+// is refused, never described.
+func TestLayoutRefusesTamperedContent(t *testing.T) {
+	dir, l := copyIncident(t)
 	img, err := l.Image(context.Background(), forge, "1.22.6", "linux/amd64")
 	if err != nil {
 		t.Fatal(err)
@@ -126,14 +133,7 @@ func TestLayoutRefusesTamperedContent(t *testing.T) {
 // error of the mirror's, named with the blob, and never taken for "not
 // found".
 func TestLayoutReadErrorIsNotNotFound(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../examples/incident/registry")); err != nil {
-		t.Fatal(err)
-	}
-	l, err := OpenLayout(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, l := copyIncident(t)
 	ctx := context.Background()
 	img, err := l.Image(ctx, forge, "1.22.6", "linux/amd64")
 	if err != nil {
