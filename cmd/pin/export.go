@@ -85,7 +85,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	var p *compose.Project
 	if len(o.compose.Files) > 0 {
 		var err error
-		if p, err = o.compose.load(ctx); err != nil {
+		if p, err = o.compose.load(ctx, s); err != nil {
 			return err
 		}
 	}

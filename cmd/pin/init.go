@@ -32,8 +32,9 @@ func (c *composeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.ProjectName, "project-name", "", "the Compose project name (default: as Compose names it)")
 }
 
-// load reads the Compose project; bad files are exit 2.
-func (c *composeFlags) load(ctx context.Context) (*compose.Project, error) {
+// load reads the Compose project; bad files are exit 2. What Compose
+// would warn about is said on s.Err.
+func (c *composeFlags) load(ctx context.Context, s streams) (*compose.Project, error) {
 	o := compose.Options{Files: c.Files, ProjectName: c.ProjectName}
 	if c.Profiles != nil {
 		o.Profiles = c.Profiles
@@ -44,6 +45,9 @@ func (c *composeFlags) load(ctx context.Context) (*compose.Project, error) {
 			return nil, withCode(exitInput, err)
 		}
 		return nil, err
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(s.Err, "pin: compose: warning: %s\n", sanitize(w))
 	}
 	return p, nil
 }
@@ -138,7 +142,7 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		cands, skips = append(cands, c...), append(skips, sk...)
 	}
 	if len(o.compose.Files) > 0 {
-		p, err := o.compose.load(ctx)
+		p, err := o.compose.load(ctx, s)
 		if err != nil {
 			return err
 		}

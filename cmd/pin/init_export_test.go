@@ -241,3 +241,22 @@ module "web" {
 		t.Fatalf("second export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestInitSaysComposeWarnings: what Compose would warn about (here an
+// obsolete "version" attribute) is said in pin's words on standard error,
+// not in logrus's format, and does not stop the scaffold.
+func TestInitSaysComposeWarnings(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"compose.yaml": "version: \"3.8\"\nservices:\n  web:\n    image: reg.example/web:1.2\n"})
+	r := pin(t, dir, "init", "--compose", "compose.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := "pin: compose: warning: " + filepath.Join(dir, "compose.yaml") + ": the attribute `version` is obsolete"
+	if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "level=warning") {
+		t.Errorf("stderr does not say %q in pin's words:\n%s", want, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `added   module "web"`) {
+		t.Errorf("the scaffold did not go on:\n%s", r.stdout)
+	}
+}

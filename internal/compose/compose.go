@@ -40,6 +40,9 @@ type Project struct {
 	// Services are the enabled services, sorted by name; Disabled those
 	// whose profiles are not active.
 	Services, Disabled []Service
+	// Warnings are what compose-go warned about while reading the files
+	// (as Compose prints them: an obsolete "version" attribute, say).
+	Warnings []string
 }
 
 // Service is one Compose service.
@@ -95,6 +98,10 @@ func Load(ctx context.Context, o Options) (*Project, error) {
 	if len(o.Files) == 0 {
 		return nil, errors.New("no compose file given")
 	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	warned, restore := collectWarnings()
+	defer restore()
 	refs := map[string][]imageref.Ref{}
 	srcs := map[string][]byte{}
 	for _, f := range o.Files {
@@ -162,7 +169,7 @@ func Load(ctx context.Context, o Options) (*Project, error) {
 		}
 		return nil, &Error{File: strings.Join(o.Files, ","), Err: fmt.Errorf("%w: %w", ErrBadInput, err)}
 	}
-	out := &Project{Name: p.Name, Files: o.Files}
+	out := &Project{Name: p.Name, Files: o.Files, Warnings: warned.msgs}
 	where := func(svc string) imageref.Ref {
 		var last imageref.Ref
 		for _, f := range o.Files {

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sirupsen/logrus"
 )
 
 func write(t *testing.T, dir, name, text string) string {
@@ -81,5 +83,39 @@ func TestLoadBadInput(t *testing.T) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadCollectsWarnings: what compose-go warns about (through logrus's
+// global logger) comes back in Project.Warnings instead of being printed,
+// the logger is left as it was, and a file with nothing to warn about
+// gives no warning.
+func TestLoadCollectsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	old := write(t, dir, "compose.yaml", "version: \"3.8\"\nservices:\n  web:\n    image: nginx:1.27\n")
+	l := logrus.StandardLogger()
+	var printed bytes.Buffer
+	out := l.Out
+	l.SetOutput(&printed)
+	defer l.SetOutput(out)
+	hooks := len(l.Hooks[logrus.WarnLevel])
+
+	p, err := Load(context.Background(), Options{Files: []string{old}, Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "the attribute `version` is obsolete") || !strings.Contains(p.Warnings[0], old) {
+		t.Errorf("warnings = %q, want the obsolete version attribute of %s", p.Warnings, old)
+	}
+	if printed.Len() != 0 {
+		t.Errorf("compose-go printed through logrus: %s", printed.String())
+	}
+	if l.Out != &printed || len(l.Hooks[logrus.WarnLevel]) != hooks {
+		t.Error("the logger was not left as it was")
+	}
+
+	plain := write(t, dir, "plain.yaml", "services:\n  web:\n    image: nginx:1.27\n")
+	if p, err := Load(context.Background(), Options{Files: []string{plain}, Env: []string{}}); err != nil || len(p.Warnings) != 0 {
+		t.Errorf("nothing to warn about: warnings %q, err %v", p.Warnings, err)
 	}
 }
