@@ -5,7 +5,9 @@
 // the file and line that set it.
 //
 // It refuses what Compose would only warn about: a variable with neither a
-// value nor a default, and an image that is not a valid reference. It does
-// not talk to an engine and does not write files; package export rewrites
-// Compose files and package scaffold turns services into modules.
+// value nor a default, and an image that is not a valid reference. Other
+// warnings (an obsolete "version" attribute, say) are returned in
+// Project.Warnings, never printed. It does not talk to an engine and does
+// not write files; package export rewrites Compose files and package
+// scaffold turns services into modules.
 package compose
