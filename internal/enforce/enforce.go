@@ -111,6 +111,14 @@ func (e *Enforcer) Judge(ctx context.Context, seen observe.Observed, m *catalogu
 	if err != nil {
 		return nil, err
 	}
+	return e.JudgeImage(ctx, seen, m, img, ov)
+}
+
+// JudgeImage is Judge for an image already read: a reference's repository,
+// tag and digest (ParseRef), or what a host says of an image it holds
+// under no registry digest (its image ID alone, so that only the same
+// content as a floor orders it).
+func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *catalogue.Module, img image.Image, ov resolve.Override) (*resolve.Judgement, error) {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
