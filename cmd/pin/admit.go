@@ -15,7 +15,12 @@ import (
 
 	"github.com/pin-tool/pin/internal/admit"
 	"github.com/pin-tool/pin/internal/enforce"
+	"github.com/pin-tool/pin/internal/host/kubernetes"
 )
+
+// The catalogue's Kubernetes host adapter reads the owners of pods and
+// jobs for pin admit.
+var _ admit.Owners = kubernetes.Host{}
 
 type admitOptions struct {
 	*globalOptions
@@ -103,7 +108,13 @@ func runAdmit(ctx context.Context, o *admitOptions, s streams) error {
 	if len(namespaces) == 0 {
 		return withCode(exitInput, errors.New("the catalogue has no Kubernetes host for admit to guard"))
 	}
-	srv := &admit.Server{Enforcer: e, Namespaces: namespaces, FailurePolicy: policy, Timeout: o.WebhookTimeout,
+	owners := map[string]admit.Owners{}
+	for _, h := range namespaces {
+		if r, ok := e.Hosts[h].(admit.Owners); ok {
+			owners[h] = r
+		}
+	}
+	srv := &admit.Server{Enforcer: e, Namespaces: namespaces, Owners: owners, FailurePolicy: policy, Timeout: o.WebhookTimeout,
 		Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {

@@ -23,6 +23,9 @@ import (
 const (
 	AllowDowngradeKey = "pin.dev/allow-downgrade"
 	RestoreKey        = "pin.dev/restore"
+	// AllowEphemeralKey is the override of an ephemeral container (kubectl
+	// debug) in a Pod a module covers: a Pod's annotation.
+	AllowEphemeralKey = "pin.dev/allow-ephemeral"
 )
 
 // Enforcer decides replacements for one catalogue and lock. It is safe
@@ -159,10 +162,16 @@ func ParseRef(ref string) (image.Image, error) {
 // to give it where they are ("annotate the Deployment with", "label the
 // container with").
 func Override(kv map[string]string, how string) resolve.Override {
+	return OverrideBy(kv, AllowDowngradeKey, how)
+}
+
+// OverrideBy is Override with the reason under key (AllowDowngradeKey,
+// AllowEphemeralKey).
+func OverrideBy(kv map[string]string, key, how string) resolve.Override {
 	return resolve.Override{
-		Downgrade:  strings.TrimSpace(kv[AllowDowngradeKey]),
+		Downgrade:  strings.TrimSpace(kv[key]),
 		Restore:    strings.TrimSpace(kv[RestoreKey]),
-		How:        fmt.Sprintf(`%s %s: "<why>"`, how, AllowDowngradeKey),
+		How:        fmt.Sprintf(`%s %s: "<why>"`, how, key),
 		HowRestore: fmt.Sprintf(`%s: "<the backup it restores from>"`, RestoreKey),
 	}
 }
