@@ -208,6 +208,11 @@ func TestReviewSideDoors(t *testing.T) {
 			object: pod("forgejo-6d9f-a", map[string]string{"app": "forgejo"}, controlledBy("apps/v1", "ReplicaSet", "forgejo-6d9f"), map[string]string{enforce.AllowDowngradeKey: "rollback"}, withEphemeral(forgejoPod, "1.22.6")),
 			old:    pod("forgejo-6d9f-a", map[string]string{"app": "forgejo"}, controlledBy("apps/v1", "ReplicaSet", "forgejo-6d9f"), map[string]string{enforce.AllowDowngradeKey: "rollback"}, forgejoPod),
 			says:   enforce.AllowEphemeralKey},
+		{name: "an ephemeral debugging image of another repository", kind: "Pod", op: "UPDATE", owners: owned,
+			object: pod("forgejo-6d9f-a", map[string]string{"app": "forgejo"}, controlledBy("apps/v1", "ReplicaSet", "forgejo-6d9f"), nil,
+				m{"containers": forgejoPod["containers"], "ephemeralContainers": []m{{"name": "debugger-y", "image": "busybox:1.36"}}}),
+			old:  pod("forgejo-6d9f-a", map[string]string{"app": "forgejo"}, controlledBy("apps/v1", "ReplicaSet", "forgejo-6d9f"), nil, forgejoPod),
+			says: "not from the module's repository"},
 		{name: "an ephemeral container in a Pod no module covers", kind: "Pod", op: "UPDATE", owners: owned,
 			object: pod("tool", nil, nil, nil, withEphemeral(podSpec("tool", "1.22.6"), "1.22.6")), old: pod("tool", nil, nil, nil, podSpec("tool", "1.22.6")), allow: true},
 	} {
