@@ -185,7 +185,11 @@ func (s *Server) decide(ctx context.Context, req Request, d decision, modules []
 		}
 		s.log().Info(d.call, attrs...)
 		if j.Refusal != nil {
-			refusals = append(refusals, d.prefix+j.Refusal.Error())
+			pre := d.prefix
+			if img.byID() {
+				pre += fmt.Sprintf("image %s is %s on this Engine: ", img.ref, ni.Ref())
+			}
+			refusals = append(refusals, pre+j.Refusal.Error())
 		}
 	}
 	if len(refusals) > 0 {

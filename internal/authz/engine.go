@@ -77,6 +77,12 @@ func (s *Server) read(ctx context.Context, ref string) (newImage, error) {
 	return newImage{ref: ref, local: &hi}, nil
 }
 
+// byID reports whether the request named the image by an image ID, or a
+// prefix of one, that the Engine resolved.
+func (n newImage) byID() bool {
+	return n.local != nil && (isImageID(n.ref) || strings.HasPrefix(strings.TrimPrefix(n.local.ID, "sha256:"), n.ref))
+}
+
 // forModule is the image to judge for module m. Read from the Engine, it
 // is the registry digest the Engine holds the image by: of m's
 // repository, else of the reference's, else the first it holds; with the
@@ -91,7 +97,7 @@ func (n newImage) forModule(m *catalogue.Module) (image.Image, error) {
 		return enforce.ParseRef(n.ref)
 	}
 	var askedRepo, askedTag string
-	if !isImageID(n.ref) && !strings.HasPrefix(strings.TrimPrefix(n.local.ID, "sha256:"), n.ref) {
+	if !n.byID() {
 		if img, err := enforce.ParseRef(n.ref); err == nil {
 			askedRepo, askedTag = img.Repository, img.Tag
 		}
