@@ -30,7 +30,9 @@ import (
 // image given by its ID (full or short), an older image tagged locally as
 // a newer tag, and, with --fail-open, create requests whose body the
 // Engine does not pass to plugins (1 MiB or more, or not JSON, which this
-// dockerd then refuses itself).
+// dockerd then refuses itself); then, in swarm mode, a service labelled
+// for forge, created older, rolled back to an older spec that had no
+// label, and updated to an older image while dropping the label.
 // Each is denied with pin's words; the newer image runs.
 func TestAuthzSideDoorsAgainstDockerd(t *testing.T) {
 	testenv.DockerHost(t) // root and a Docker Engine: skip, or fail under CI
@@ -191,7 +193,42 @@ module "forge" {
 	if err != nil {
 		t.Errorf("run --name /forgejo, newer: %v\n%s", err, out)
 	}
-	if l := logs.String(); !strings.Contains(l, `"msg":"containers/rename"`) || !strings.Contains(l, `"msg":"containers/create refused unread"`) {
+
+	// Swarm: a service whose tasks carry forge's label (no replicas: the
+	// calls are what is judged).
+	eng.handler.s.Store(server(false))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	if out, err := docker("swarm", "init", "--advertise-addr", fmt.Sprintf("127.0.0.1:%d", port), "--listen-addr", fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+		t.Fatalf("swarm init: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if eng.pluginUp() {
+			docker("swarm", "leave", "--force")
+		}
+	})
+	service := func(args ...string) (string, error) { return docker(append([]string{"service"}, args...)...) }
+	out, err = service("create", "--detach", "--replicas", "0", "--name", "web", "--container-label", "pin.module=forge", repo+":1.22.6")
+	denied("service create, labelled, older", out, err, "service web: module \"forge\": refusing a downgrade")
+	if out, err := service("create", "--detach", "--replicas", "0", "--name", "web", repo+":1.22.6"); err != nil {
+		t.Fatalf("service create, not labelled: %v\n%s", err, out)
+	}
+	if out, err := service("update", "--detach", "--image", repo+":1.28.0", "--container-label-add", "pin.module=forge", "web"); err != nil {
+		t.Fatalf("service update, newer, labelled: %v\n%s", err, out)
+	}
+	out, err = service("rollback", "--detach", "web")
+	denied("service rollback to the older spec", out, err, "refusing a downgrade")
+	out, err = service("update", "--detach", "--image", repo+":1.22.6", "--container-label-rm", "pin.module", "web")
+	denied("service update to older, dropping the label", out, err, "refusing a downgrade")
+	if out, err := service("update", "--detach", "--image", repo+":1.22.6", "--container-label-add", enforce.AllowDowngradeKey+"=rollback drill", "web"); err != nil {
+		t.Errorf("service update to older, with the reason: %v\n%s", err, out)
+	}
+	if l := logs.String(); !strings.Contains(l, `"msg":"containers/rename"`) || !strings.Contains(l, `"msg":"containers/create refused unread"`) ||
+		!strings.Contains(l, `"msg":"services/update"`) {
 		t.Errorf("decisions not logged:\n%s", l)
 	}
 }

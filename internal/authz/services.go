@@ -84,7 +84,8 @@ func (s *Server) serviceUpdate(ctx context.Context, req Request, id string, q ur
 	if err != nil {
 		return s.undecided(req, call, id, err)
 	}
-	next, labels := previous, current.Labels
+	// A rollback runs the previous spec, its labels (and override) with it.
+	next := previous
 	if q.Get("rollback") != "previous" {
 		if len(req.RequestBody) == 0 {
 			return s.hidden(req, call, current.Name, "the Engine passed pin no body for this service update")
@@ -92,9 +93,6 @@ func (s *Server) serviceUpdate(ctx context.Context, req Request, id string, q ur
 		if next, err = readService(req.RequestBody); err != nil {
 			return s.hidden(req, call, current.Name, fmt.Sprintf("pin cannot read this service update's body (%v)", err))
 		}
-		labels = next.Labels
-	} else if enforce.Override(labels, "").Downgrade == "" {
-		labels = previous.Labels
 	}
 	if next.Image == "" || next.Image == current.Image {
 		return Response{Allow: true} // nothing replaced, or refused by the Engine
@@ -105,7 +103,7 @@ func (s *Server) serviceUpdate(ctx context.Context, req Request, id string, q ur
 			modules = append(modules, m)
 		}
 	}
-	return s.judgeService(ctx, req, call, next, modules, labels)
+	return s.judgeService(ctx, req, call, next, modules, next.Labels)
 }
 
 // judgeService judges a service's new image for modules: as its registry

@@ -243,8 +243,12 @@ func TestServiceSideDoors(t *testing.T) {
 		{name: "update to older dropping the label", current: svc("1.27.3", forge), req: post("/v1.41/services/web/update?version=3", spec("web", "1.22.6", nil)), says: "refusing a downgrade"},
 		{name: "update, the image unchanged", current: svc("1.22.6", forge), req: post("/v1.41/services/web/update?version=3", spec("web", "1.22.6", forge)), allow: true},
 		{name: "rollback to older", current: svc("1.27.3", forge), prev: svc("1.22.6", forge), req: post("/v1.41/services/web/update?version=3&rollback=previous", spec("web", "1.27.3", forge)), says: "refusing a downgrade"},
-		{name: "rollback to older, the reason on the service", current: svc("1.27.3", map[string]string{"pin.module": "forge", enforce.AllowDowngradeKey: "bad release"}), prev: svc("1.22.6", forge),
+		{name: "rollback to older, the reason in the spec it restores", current: svc("1.27.3", forge), prev: svc("1.22.6", map[string]string{"pin.module": "forge", enforce.AllowDowngradeKey: "bad release"}),
 			req: post("/v1.41/services/web/update?rollback=previous", nil), allow: true},
+		{name: "rollback to older, a reason on the service as it is", current: svc("1.27.3", map[string]string{"pin.module": "forge", enforce.AllowDowngradeKey: "bad release"}), prev: svc("1.22.6", forge),
+			req: post("/v1.41/services/web/update?rollback=previous", nil), says: "docker service update --container-label-add"},
+		{name: "rollback to an older spec no module covered", current: svc("1.27.3", forge), prev: svc("1.22.6", nil),
+			req: post("/v1.41/services/web/update?rollback=previous", nil), says: "refusing a downgrade"},
 		{name: "rollback to newer", current: svc("1.22.6", forge), prev: svc("1.28.0", forge), req: post("/v1.41/services/web/update?rollback=previous", nil), allow: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
