@@ -15,7 +15,12 @@ import (
 
 	"github.com/pin-tool/pin/internal/admit"
 	"github.com/pin-tool/pin/internal/enforce"
+	"github.com/pin-tool/pin/internal/host/kubernetes"
 )
+
+// The catalogue's Kubernetes host adapter reads the owners of pods and
+// jobs for pin admit.
+var _ admit.Owners = kubernetes.Host{}
 
 type admitOptions struct {
 	*globalOptions
@@ -33,13 +38,17 @@ func newAdmitCmd(g *globalOptions, s streams) *cobra.Command {
 		Use:   "admit --tls-cert FILE --tls-key FILE",
 		Short: "Serve a Kubernetes validating admission webhook that refuses downgrades",
 		Long: `admit serves a validating admission webhook (admission.k8s.io/v1) over TLS.
-For the CREATE and UPDATE of Pods, Deployments, StatefulSets, DaemonSets, Jobs
-and CronJobs in the namespaces of the catalogue's Kubernetes hosts (--host, or
-all of them), it holds each changed container image against what the module
-that takes the workload over runs now and what the lock names, and denies a
-downgrade or an unknown order with pin's refusal, unless the object is
+For the CREATE and UPDATE of Pods (and their ephemeral containers),
+Deployments, StatefulSets, DaemonSets, Jobs and CronJobs in the namespaces of
+the catalogue's Kubernetes hosts (--host, or all of them), it holds each
+changed container image against what the module that takes the workload over
+runs now and what the lock names, and denies a downgrade or an unknown order
+with pin's refusal, unless the object, or the workload it belongs to, is
 annotated pin.dev/allow-downgrade: "<why>" (and pin.dev/restore for a one_way
-module). Decisions are logged to stderr, one JSON line each.
+module; pin.dev/allow-ephemeral on the Pod for kubectl debug). A module covers
+what the new or the old object names, and the Pods and Jobs its Deployment or
+CronJob owns (read from the API server). Decisions are logged to stderr, one
+JSON line each.
 
 --failure-policy must match the ValidatingWebhookConfiguration's: it is what
 admit answers when it cannot decide within the request's timeout, and the
@@ -103,7 +112,13 @@ func runAdmit(ctx context.Context, o *admitOptions, s streams) error {
 	if len(namespaces) == 0 {
 		return withCode(exitInput, errors.New("the catalogue has no Kubernetes host for admit to guard"))
 	}
-	srv := &admit.Server{Enforcer: e, Namespaces: namespaces, FailurePolicy: policy, Timeout: o.WebhookTimeout,
+	owners := map[string]admit.Owners{}
+	for _, h := range namespaces {
+		if r, ok := e.Hosts[h].(admit.Owners); ok {
+			owners[h] = r
+		}
+	}
+	srv := &admit.Server{Enforcer: e, Namespaces: namespaces, Owners: owners, FailurePolicy: policy, Timeout: o.WebhookTimeout,
 		Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {

@@ -14,7 +14,12 @@ import (
 
 	"github.com/pin-tool/pin/internal/authz"
 	"github.com/pin-tool/pin/internal/enforce"
+	"github.com/pin-tool/pin/internal/host/docker"
 )
+
+// The catalogue's Docker host adapter reads the Engine's image store for
+// pin authz.
+var _ authz.Engine = docker.Host{}
 
 type authzOptions struct {
 	*globalOptions
@@ -30,13 +35,18 @@ func newAuthzCmd(g *globalOptions, s streams) *cobra.Command {
 		Use:   "authz --host HOST",
 		Short: "Serve a Docker Engine authorization plugin that refuses downgrades",
 		Long: `authz serves the Docker Engine's authorization plugin protocol on a unix
-socket. It denies containers/create when the new container takes over one
-that a module covers (the same name, a pin.module label, or Compose's project
-and service labels) and its image is older than, or cannot be ordered
-against, what that module runs on HOST or what the lock names, unless the new
-container is labelled pin.dev/allow-downgrade="<why>" (and pin.dev/restore
-for a one_way module). Everything else is allowed. Decisions are logged to
-stderr, one JSON line each.
+socket. It judges every call that puts an image under a name a module covers:
+containers/create (the same name, a pin.module label, or Compose's project
+and service labels), containers/{id}/rename (a container renamed into a
+module's name is judged as created under it), and swarm services/create and
+services/{id}/update (a pin.module label on the tasks' containers). The image
+is judged as the Engine holds it (image IDs included) against what the module
+runs on HOST and what the lock names; older, or an order that cannot be
+decided, is denied unless the container is labelled
+pin.dev/allow-downgrade="<why>" (and pin.dev/restore for a one_way module).
+A create whose body the Engine does not pass to plugins (not JSON, or 1 MiB
+or more) is denied, with or without --fail-open. Everything else is allowed.
+Decisions are logged to stderr, one JSON line each.
 
 HOST is the catalogue host this Engine is. Start authz before dockerd, and
 name it there: dockerd --authorization-plugin=pin (the socket's base name,
@@ -48,7 +58,7 @@ down, the Engine fails every request.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Socket, "socket", "/run/docker/plugins/pin.sock", "unix socket to serve on; dockerd finds /run/docker/plugins/NAME.sock by NAME")
 	f.StringVar(&o.Host, "host", "", "the catalogue host this Engine is")
-	f.BoolVar(&o.FailOpen, "fail-open", false, "allow a create that pin cannot decide (default: deny it)")
+	f.BoolVar(&o.FailOpen, "fail-open", false, "allow what pin cannot decide because an Engine or registry read fails or the time is spent (default: deny it); never what a request hides")
 	f.DurationVar(&o.Decision, "decision-timeout", authz.DefaultTimeout, "time limit of one decision")
 	return cmd
 }
@@ -79,7 +89,11 @@ func runAuthz(ctx context.Context, o *authzOptions, s streams) error {
 	if err != nil {
 		return withCode(exitInput, fmt.Errorf("--socket %s: %w", o.Socket, err))
 	}
-	srv := &authz.Server{Enforcer: e, Host: o.Host, FailOpen: o.FailOpen, Timeout: o.Decision, Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
+	engine, ok := e.Hosts[o.Host].(authz.Engine)
+	if !ok {
+		return withCode(exitInput, fmt.Errorf("--host %s: not a Docker Engine read live", o.Host))
+	}
+	srv := &authz.Server{Enforcer: e, Host: o.Host, Engine: engine, FailOpen: o.FailOpen, Timeout: o.Decision, Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
 	mode := "closed"
 	if o.FailOpen {
 		mode = "open"

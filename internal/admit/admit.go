@@ -8,14 +8,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // FailurePolicy is what the webhook answers when it cannot decide; it
@@ -44,7 +47,12 @@ type Server struct {
 	Enforcer *enforce.Enforcer
 	// Namespaces maps each guarded namespace to the catalogue host that
 	// reads it. Objects in other namespaces are allowed.
-	Namespaces    map[string]string
+	Namespaces map[string]string
+	// Owners reads, by catalogue host, the objects that own pods and jobs
+	// (a Pod's ReplicaSet and its Deployment, a Pod's Job and its
+	// CronJob). A host without one (a snapshot host, in tests) names them
+	// from the request and names alone.
+	Owners        map[string]Owners
 	FailurePolicy FailurePolicy
 	// Timeout is the webhook timeout when a request says none; zero means
 	// DefaultTimeout.
@@ -99,6 +107,17 @@ type decision struct {
 	allowed                                   bool
 }
 
+// item is one container image to judge, with the modules that cover it.
+type item struct {
+	cand    enforce.Candidate
+	ctr     string // the container, as refusals name it
+	modules []*catalogue.Module
+	ov      resolve.Override
+	// fromOwners: without an override of its own, the objects obj belongs
+	// to may give it (not for an ephemeral container).
+	fromOwners bool
+}
+
 // Review decides one admission request.
 func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
@@ -119,45 +138,53 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 			return s.undecided(req, resp, fmt.Errorf("reading the old %s: %w", req.Kind.Kind, err))
 		}
 	}
-	type pair struct {
-		c   enforce.Candidate
-		ctr string
-	}
-	var todo []pair
-	for _, c := range obj.containers() {
-		if old != nil && old.image(c.name) == c.image {
-			continue // unchanged: nothing is replaced
+	tr := newTracer(s.Owners[hostName])
+	deep := tracesOwners(s.Enforcer.Catalogue, hostName)
+	for _, o := range []*object{obj, old} {
+		if o == nil {
+			continue
 		}
-		todo = append(todo, pair{c: enforce.Candidate{Name: c.name, Labels: obj.podLabels, Workload: obj.workload, Pod: obj.pod, Image: c.image}, ctr: c.name})
+		if err := tr.trace(ctx, o, deep); err != nil {
+			return s.undecided(req, resp, fmt.Errorf("%s %s: %w", o.kind, o.name, err))
+		}
 	}
-	ov := enforce.Override(obj.annotations, "annotate the "+req.Kind.Kind+" with")
+	items := s.items(hostName, obj, old)
 	var decisions []decision
 	var refusals []string
 	var seen *observe.Observed
-	for _, p := range todo {
-		for _, m := range s.Enforcer.Covering(hostName, p.c) {
+	for _, it := range items {
+		for _, m := range it.modules {
 			if seen == nil {
 				o := s.Enforcer.Observe(ctx, hostName)
 				seen = &o
 			}
-			j, err := s.Enforcer.Judge(ctx, *seen, m, p.c.Image, ov)
+			j, err := s.Enforcer.Judge(ctx, *seen, m, it.cand.Image, it.ov)
+			if err == nil && j.Refusal != nil && it.fromOwners && it.ov.Downgrade == "" {
+				// The workload's own annotation reaches the pods and jobs
+				// its controllers create.
+				var ov resolve.Override
+				var found bool
+				if ov, found, err = tr.ownerOverride(ctx, obj, howOf(obj)); err == nil && found {
+					j, err = s.Enforcer.Judge(ctx, *seen, m, it.cand.Image, ov)
+				}
+			}
 			if err == nil && ctx.Err() != nil {
 				err = ctx.Err()
 			}
 			if err != nil {
 				s.logDecisions(req, decisions)
-				return s.undecided(req, resp, fmt.Errorf("container %q (module %q, image %s): %w", p.ctr, m.Name, p.c.Image, err))
+				return s.undecided(req, resp, fmt.Errorf("%s (module %q, image %s): %w", it.ctr, m.Name, it.cand.Image, err))
 			}
-			d := decision{container: p.ctr, module: m.Name, image: p.c.Image, verdict: string(j.Verdict), allowed: j.Allowed(), reason: j.Reason}
+			d := decision{container: it.cand.Name, module: m.Name, image: it.cand.Image, verdict: string(j.Verdict), allowed: j.Allowed(), reason: j.Reason}
 			switch {
 			case j.Refusal != nil:
-				refusals = append(refusals, fmt.Sprintf("container %q: %s", p.ctr, j.Refusal.Error()))
+				refusals = append(refusals, fmt.Sprintf("%s: %s", it.ctr, j.Refusal.Error()))
 			case j.Accepted != nil:
-				resp.Warnings = append(resp.Warnings, fmt.Sprintf("pin: container %q (module %q): %s accepted: %s", p.ctr, m.Name, j.Verdict, j.Reason))
+				resp.Warnings = append(resp.Warnings, fmt.Sprintf("pin: %s (module %q): %s accepted: %s", it.ctr, m.Name, j.Verdict, j.Reason))
 				if resp.AuditAnnotations == nil {
 					resp.AuditAnnotations = map[string]string{}
 				}
-				resp.AuditAnnotations["downgrade-"+p.ctr] = j.Reason
+				resp.AuditAnnotations["downgrade-"+it.cand.Name] = j.Reason
 			}
 			decisions = append(decisions, d)
 		}
@@ -169,6 +196,79 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 			Message: "pin: " + strings.Join(refusals, "\n")}
 	}
 	return resp
+}
+
+// items lists the container images obj puts in place and the modules
+// that cover each. On UPDATE only an image that changes is judged, and a
+// module covers it when it covers the new object or the old one (an
+// update that drops the label that made the module cover it is still the
+// module's), or, for a container the update renames, when it covered the
+// container the update removes and the new image is of its repository.
+// An ephemeral container added to a Pod is judged for every module that
+// covers a container of the Pod, with its own override.
+func (s *Server) items(hostName string, obj, old *object) []item {
+	cover := func(o *object, name, img string) []*catalogue.Module {
+		return s.Enforcer.Covering(hostName, enforce.Candidate{Name: name, Labels: o.podLabels, Workload: o.workload, Pod: o.pod, Image: img})
+	}
+	how := howOf(obj)
+	var items []item
+	for _, c := range obj.containers() {
+		if old != nil && old.image(c.name) == c.image {
+			continue // unchanged: nothing is replaced
+		}
+		mods := cover(obj, c.name, c.image)
+		if old != nil {
+			mods = union(mods, cover(old, c.name, c.image))
+			if old.image(c.name) == "" {
+				repo := ""
+				if img, err := enforce.ParseRef(c.image); err == nil {
+					repo = img.Repository
+				}
+				for _, gone := range old.containers() {
+					if obj.image(gone.name) != "" {
+						continue
+					}
+					for _, m := range cover(old, gone.name, gone.image) {
+						if m.Image == repo {
+							mods = union(mods, []*catalogue.Module{m})
+						}
+					}
+				}
+			}
+		}
+		items = append(items, item{cand: enforce.Candidate{Name: c.name, Labels: obj.podLabels, Workload: obj.workload, Pod: obj.pod, Image: c.image},
+			ctr: fmt.Sprintf("container %q", c.name), modules: mods, ov: enforce.Override(obj.annotations, how), fromOwners: true})
+	}
+	var pod []*catalogue.Module // the modules of the Pod's containers, once an ephemeral one is new
+	podRead := false
+	for _, c := range obj.ephemeral() {
+		if old != nil && old.ephemeralImage(c.name) == c.image {
+			continue
+		}
+		for _, o := range []*object{obj, old} {
+			if o == nil || podRead {
+				continue
+			}
+			for _, c := range o.containers() {
+				pod = union(pod, cover(o, c.name, c.image))
+			}
+		}
+		podRead = true
+		items = append(items, item{cand: enforce.Candidate{Name: c.name, Labels: obj.podLabels, Workload: obj.workload, Pod: obj.pod, Image: c.image},
+			ctr: fmt.Sprintf("ephemeral container %q", c.name), modules: pod,
+			ov: enforce.OverrideBy(obj.annotations, enforce.AllowEphemeralKey, "annotate the Pod with")})
+	}
+	return items
+}
+
+// union is a with the modules of b it lacks, in order.
+func union(a, b []*catalogue.Module) []*catalogue.Module {
+	for _, m := range b {
+		if !slices.Contains(a, m) {
+			a = append(a, m)
+		}
+	}
+	return a
 }
 
 // undecided answers what could not be decided as the failure policy says,

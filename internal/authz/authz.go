@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/enforce"
-	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/observe"
 )
 
 // Compose's labels of a service's container (the catalogue's names for
@@ -41,7 +38,14 @@ type Server struct {
 	// Host is the catalogue host this Engine is: its containers are read
 	// through the catalogue's adapter for it.
 	Host string
-	// FailOpen allows what cannot be decided; by default it is denied.
+	// Engine reads the Engine's image store and swarm services: the image
+	// a create names is judged as the Engine holds it. Nil (a snapshot
+	// host, in tests) judges references as their registries serve them and
+	// cannot judge image IDs nor service updates.
+	Engine Engine
+	// FailOpen allows what cannot be decided because pin cannot work (the
+	// Engine or a registry fails, the time is spent); by default it is
+	// denied. A request that hides what it asks is denied either way.
 	FailOpen bool
 	Timeout  time.Duration
 	Log      *slog.Logger
@@ -49,11 +53,13 @@ type Server struct {
 
 // Request is the Engine's AuthZReq (and AuthZRes) body.
 type Request struct {
-	User           string `json:"User,omitempty"`
-	RequestMethod  string `json:"RequestMethod,omitempty"`
-	RequestURI     string `json:"RequestURI,omitempty"`
-	RequestBody    []byte `json:"RequestBody,omitempty"`
-	ResponseStatus int    `json:"ResponseStatusCode,omitempty"`
+	User          string `json:"User,omitempty"`
+	RequestMethod string `json:"RequestMethod,omitempty"`
+	RequestURI    string `json:"RequestURI,omitempty"`
+	RequestBody   []byte `json:"RequestBody,omitempty"`
+	// RequestHeaders are the request's headers, one value each.
+	RequestHeaders map[string]string `json:"RequestHeaders,omitempty"`
+	ResponseStatus int               `json:"ResponseStatusCode,omitempty"`
 }
 
 // Response is the plugin's answer.
@@ -61,12 +67,6 @@ type Response struct {
 	Allow bool   `json:"Allow"`
 	Msg   string `json:"Msg,omitempty"`
 	Err   string `json:"Err,omitempty"`
-}
-
-// createBody is what pin reads of a container create request.
-type createBody struct {
-	Image  string            `json:"Image"`
-	Labels map[string]string `json:"Labels"`
 }
 
 // ServeHTTP serves the plugin protocol.
@@ -78,7 +78,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/AuthZPlugin.AuthZReq":
 		var req Request
 		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&req); err != nil {
-			out = s.undecided(Request{}, "", fmt.Errorf("reading the Engine's request: %w", err))
+			out = s.undecided(Request{}, "request", "", fmt.Errorf("reading the Engine's request: %w", err))
 			break
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.timeout())
@@ -101,144 +101,57 @@ func (s *Server) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// createPath matches the create endpoint, with or without an API version.
-var createPath = regexp.MustCompile(`^(/v[0-9.]+)?/containers/create$`)
+// The calls pin judges, with or without an API version: each can put an
+// image under a name a module covers. docs/reference.md says why the
+// others cannot.
+var (
+	createPath        = regexp.MustCompile(`^(/v[0-9.]+)?/containers/create$`)
+	renamePath        = regexp.MustCompile(`^(/v[0-9.]+)?/containers/([^/]+)/rename$`)
+	serviceCreatePath = regexp.MustCompile(`^(/v[0-9.]+)?/services/create$`)
+	serviceUpdatePath = regexp.MustCompile(`^(/v[0-9.]+)?/services/([^/]+)/update$`)
+)
 
 // Authorize decides one request.
 func (s *Server) Authorize(ctx context.Context, req Request) Response {
 	u, err := url.ParseRequestURI(req.RequestURI)
-	if err != nil || req.RequestMethod != http.MethodPost || !createPath.MatchString(u.Path) {
+	if err != nil || req.RequestMethod != http.MethodPost {
 		return Response{Allow: true}
 	}
-	name := u.Query().Get("name")
-	var body createBody
-	if err := json.Unmarshal(req.RequestBody, &body); err != nil {
-		return s.undecided(req, name, fmt.Errorf("reading the create request's body: %w", err))
-	}
-	if body.Image == "" {
-		return Response{Allow: true} // the Engine refuses it itself
-	}
-	cand := enforce.Candidate{Name: name, Labels: body.Labels, Image: body.Image}
-	covering := s.Enforcer.Covering(s.Host, cand)
-	seen := s.Enforcer.Observe(ctx, s.Host)
-	if err := seen.Errors[s.Host]; err != nil {
-		return s.undecided(req, name, err)
-	}
-	snap := seen.Snapshots[s.Host]
-	replaced := takenOver(snap, cand)
-	modules := covering
-	for _, m := range s.Enforcer.Catalogue.Modules {
-		if !contains(modules, m) && coversAny(m, seen, s.Host, replaced) {
-			modules = append(modules, m)
-		}
-	}
-	ov := enforce.Override(body.Labels, "label the container with")
-	var refusals []string
-	for _, m := range modules {
-		// What the new container replaces is the module's, whatever its
-		// name now: label it so for the judgement.
-		j, err := s.Enforcer.Judge(ctx, withModule(seen, s.Host, replaced, m.Name), m, body.Image, ov)
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			return s.undecided(req, name, fmt.Errorf("module %q, image %s: %w", m.Name, body.Image, err))
-		}
-		attrs := []any{"user", req.User, "container", name, "module", m.Name, "image", body.Image, "verdict", string(j.Verdict), "allowed", j.Allowed()}
-		if j.Reason != "" {
-			attrs = append(attrs, "override", j.Reason)
-		}
-		s.log().Info("containers/create", attrs...)
-		if j.Refusal != nil {
-			refusals = append(refusals, j.Refusal.Error())
-		}
-	}
-	if len(refusals) > 0 {
-		return Response{Allow: false, Msg: "pin: " + strings.Join(refusals, "\n")}
+	switch p := u.Path; {
+	case createPath.MatchString(p):
+		return s.create(ctx, req, u.Query())
+	case renamePath.MatchString(p):
+		return s.rename(ctx, req, renamePath.FindStringSubmatch(p)[2], u.Query())
+	case serviceCreatePath.MatchString(p):
+		return s.serviceCreate(ctx, req)
+	case serviceUpdatePath.MatchString(p):
+		return s.serviceUpdate(ctx, req, serviceUpdatePath.FindStringSubmatch(p)[2], u.Query())
 	}
 	return Response{Allow: true}
 }
 
-// takenOver lists the containers of snap that the new container replaces:
-// the one of the same name, and those of the same Compose project and
-// service.
-func takenOver(snap *host.Snapshot, c enforce.Candidate) map[string]bool {
-	out := map[string]bool{}
-	p, svc := c.Labels[ComposeProject], c.Labels[ComposeService]
-	for _, x := range snap.Containers {
-		switch {
-		case c.Name != "" && x.Name == c.Name:
-			out[x.ID] = true
-		case p != "" && svc != "" && x.Labels[ComposeProject] == p && x.Labels[ComposeService] == svc:
-			out[x.ID] = true
-		}
-	}
-	return out
-}
+// StoredName is a container name as the Engine stores it, without its one
+// leading "/": the Engine takes "/forgejo" and "forgejo" for the same name.
+func StoredName(name string) string { return strings.TrimPrefix(name, "/") }
 
-// coversAny reports whether module m takes over one of the replaced
-// containers on hostName.
-func coversAny(m *catalogue.Module, seen observe.Observed, hostName string, replaced map[string]bool) bool {
-	if len(replaced) == 0 {
-		return false
-	}
-	names := map[string]bool{}
-	for _, c := range seen.Snapshots[hostName].Containers {
-		if replaced[c.ID] {
-			names[c.Name] = true
-		}
-	}
-	obs, _ := observe.Observations(m, seen)
-	for _, o := range obs {
-		if o.Host == hostName && names[o.Container] {
-			return true
-		}
-	}
-	return false
-}
-
-// withModule is seen with the replaced containers labelled pin.module =
-// module, so that they are the module's floors (Compose renamed the one
-// it replaces); seen itself is not changed.
-func withModule(seen observe.Observed, hostName string, replaced map[string]bool, module string) observe.Observed {
-	if len(replaced) == 0 {
-		return seen
-	}
-	orig := seen.Snapshots[hostName]
-	snap := *orig
-	snap.Containers = make([]host.Container, len(orig.Containers))
-	for i, c := range orig.Containers {
-		if replaced[c.ID] {
-			c.Labels = maps.Clone(c.Labels)
-			if c.Labels == nil {
-				c.Labels = map[string]string{}
-			}
-			c.Labels[catalogue.ModuleLabel] = module
-		}
-		snap.Containers[i] = c
-	}
-	out := observe.Observed{Snapshots: maps.Clone(seen.Snapshots), Errors: seen.Errors}
-	out.Snapshots[hostName] = &snap
-	return out
-}
-
-func contains(ms []*catalogue.Module, m *catalogue.Module) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// undecided answers as FailOpen says, and logs it.
-func (s *Server) undecided(req Request, name string, err error) Response {
+// undecided answers what pin could not decide because it could not work
+// (the Engine or a registry failed, the time was spent) as FailOpen says,
+// and logs it. call names the request ("containers/create").
+func (s *Server) undecided(req Request, call, name string, err error) Response {
 	err = enforce.Undecided(err)
-	s.log().Error("containers/create undecided", "user", req.User, "container", name, "fail_open", s.FailOpen, "error", err.Error())
+	s.log().Error(call+" undecided", "user", req.User, "container", name, "fail_open", s.FailOpen, "error", err.Error())
 	if s.FailOpen {
 		return Response{Allow: true}
 	}
 	return Response{Allow: false, Msg: fmt.Sprintf("%v; pin authz fails closed (--fail-open allows what it cannot decide)", err)}
+}
+
+// refuse denies a request that hides what it asks, or asks what pin
+// cannot read (an image ID the Engine does not hold): pin works, the
+// request is the matter, so FailOpen does not apply. It is logged.
+func (s *Server) refuse(req Request, call, name, msg string) Response {
+	s.log().Warn(call+" refused unread", "user", req.User, "container", name, "fail_open", s.FailOpen, "reason", msg)
+	return Response{Allow: false, Msg: "pin: " + msg}
 }
 
 func (s *Server) log() *slog.Logger {

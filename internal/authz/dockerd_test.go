@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -35,19 +36,7 @@ const EnvAuthzDown = "PIN_TEST_AUTHZ_DOWN"
 func TestAuthzAgainstDockerd(t *testing.T) {
 	testenv.DockerHost(t) // root and a Docker Engine: skip, or fail under CI
 	reg := testenv.Registry(t)
-	dockerd, err := exec.LookPath("dockerd")
-	if err != nil {
-		t.Fatal("dockerd not in PATH although the suite's Engine runs")
-	}
-
-	// Short paths: unix sockets live here.
-	dir, err := os.MkdirTemp("/tmp", "pin-authz-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cleanDir(t, dir) })
-	plugin := fmt.Sprintf("pin-authz-test-%d", os.Getpid())
-	sock := filepath.Join(dir, "authz.sock")
+	dir := engineDir(t)
 	engine := "unix://" + filepath.Join(dir, "docker.sock")
 
 	id := time.Now().UnixNano()
@@ -76,91 +65,9 @@ module "forge" {
 		t.Fatal(err)
 	}
 
-	// The plugin first: dockerd asks it at start-up, and gives up after
-	// about 16 s of retries.
 	logs := &testenv.Buffer{}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: &Server{Enforcer: e, Host: "mesh", Log: slog.New(slog.NewJSONHandler(logs, nil))}, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	pluginUp := true
-	stopPlugin := func() {
-		if pluginUp {
-			srv.Close()
-			pluginUp = false
-		}
-	}
-	if err := os.MkdirAll("/etc/docker/plugins", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join("/etc/docker/plugins", plugin+".spec")
-	if err := os.WriteFile(spec, []byte("unix://"+sock+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(spec) })
-
-	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ns := filepath.Base(dir)
-	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
-		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
-		"--config-file", filepath.Join(dir, "daemon.json"), "-H", engine,
-		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins",
-		"--authorization-plugin="+plugin)
-	dlog, err := os.Create(filepath.Join(dir, "dockerd.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Stdout, d.Stderr = dlog, dlog
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { d.Wait(); close(exited) }()
-	// dockerd stops before the plugin (registered last, runs first).
-	stopDockerd := func() {
-		select {
-		case <-exited:
-			return
-		default:
-		}
-		d.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			d.Process.Kill()
-			<-exited
-		}
-	}
-	t.Cleanup(stopPlugin)
-	t.Cleanup(stopDockerd)
-
-	docker := func(args ...string) (string, error) {
-		cmd := exec.Command("docker", append([]string{"-H", engine}, args...)...)
-		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+filepath.Join(dir, "cli"))
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	ready := false
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		select {
-		case <-exited:
-			b, _ := os.ReadFile(dlog.Name())
-			t.Fatalf("dockerd exited:\n%s", b)
-		default:
-		}
-		if _, err := docker("version"); err == nil {
-			ready = true
-			break
-		}
-	}
-	if !ready {
-		b, _ := os.ReadFile(dlog.Name())
-		t.Fatalf("dockerd did not answer in 30s:\n%s", b)
-	}
+	eng := startEngine(t, dir, &Server{Enforcer: e, Host: "mesh", Engine: e.Hosts["mesh"].(Engine), Log: slog.New(slog.NewJSONHandler(logs, nil))})
+	plugin, docker, stopPlugin := eng.plugin, eng.docker, eng.stopPlugin
 	run := func(name, tag string, labels ...string) (string, error) {
 		args := []string{"run", "-d", "--network", "none", "--name", name}
 		for _, l := range labels {
@@ -211,10 +118,138 @@ module "forge" {
 		}
 	}
 	for _, c := range []string{"forgejo", "0a1b2c3d_forgejo", "scratch-tool"} {
-		if pluginUp {
-			docker("rm", "-f", "-t", "0", c)
+		if eng.pluginUp() {
+			docker("rm", "-f", c)
 		}
 	}
+}
+
+// daemon is a dockerd of a test's own whose authorization plugin is pin's
+// Server (which the test may swap for another between requests).
+type daemon struct {
+	addr    string // unix://…/docker.sock
+	plugin  string // the plugin's name
+	handler *swapHandler
+	docker  func(args ...string) (string, error)
+	// stopPlugin stops the plugin; pluginUp tells whether it serves.
+	stopPlugin func()
+	pluginUp   func() bool
+}
+
+// swapHandler serves with the Server last set.
+type swapHandler struct{ s atomic.Pointer[Server] }
+
+func (h *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.s.Load().ServeHTTP(w, r) }
+
+// startEngine starts pin's plugin serving srv on a socket in dir, then a
+// dockerd (its data in dir) with --authorization-plugin naming it, and
+// waits until the Engine answers; dockerd is stopped before the plugin.
+// The Engine's address is unix://dir/docker.sock: srv's catalogue must
+// name it.
+func startEngine(t *testing.T, dir string, srv *Server) *daemon {
+	t.Helper()
+	dockerd, err := exec.LookPath("dockerd")
+	if err != nil {
+		t.Fatal("dockerd not in PATH although the suite's Engine runs")
+	}
+	eng := &daemon{addr: "unix://" + filepath.Join(dir, "docker.sock"), plugin: fmt.Sprintf("pin-authz-test-%d-%s", os.Getpid(), filepath.Base(dir)), handler: &swapHandler{}}
+	eng.handler.s.Store(srv)
+	sock := filepath.Join(dir, "authz.sock")
+
+	// The plugin first: dockerd asks it at start-up, and gives up after
+	// about 16 s of retries.
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: eng.handler, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	up := true
+	eng.stopPlugin = func() {
+		if up {
+			hs.Close()
+			up = false
+		}
+	}
+	eng.pluginUp = func() bool { return up }
+	if err := os.MkdirAll("/etc/docker/plugins", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join("/etc/docker/plugins", eng.plugin+".spec")
+	if err := os.WriteFile(spec, []byte("unix://"+sock+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(spec) })
+
+	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ns := filepath.Base(dir)
+	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
+		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
+		"--config-file", filepath.Join(dir, "daemon.json"), "-H", eng.addr,
+		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins",
+		"--authorization-plugin="+eng.plugin)
+	dlog, err := os.Create(filepath.Join(dir, "dockerd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Stdout, d.Stderr = dlog, dlog
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { d.Wait(); close(exited) }()
+	// dockerd stops before the plugin (registered last, runs first).
+	stopDockerd := func() {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		d.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			d.Process.Kill()
+			<-exited
+		}
+	}
+	t.Cleanup(eng.stopPlugin)
+	t.Cleanup(stopDockerd)
+
+	eng.docker = func(args ...string) (string, error) {
+		cmd := exec.Command("docker", append([]string{"-H", eng.addr}, args...)...)
+		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+filepath.Join(dir, "cli"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(dlog.Name())
+			t.Fatalf("dockerd exited:\n%s", b)
+		default:
+		}
+		if _, err := eng.docker("version"); err == nil {
+			return eng
+		}
+	}
+	b, _ := os.ReadFile(dlog.Name())
+	t.Fatalf("dockerd did not answer in 30s:\n%s", b)
+	return nil
+}
+
+// engineDir is a folder of a test's own for a dockerd and the plugin's
+// socket, under /tmp (unix socket paths are short), removed at the end.
+func engineDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "pin-authz-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cleanDir(t, dir) })
+	return dir
 }
 
 // cleanDir unmounts what a stopped dockerd may have left under dir and

@@ -23,6 +23,9 @@ import (
 const (
 	AllowDowngradeKey = "pin.dev/allow-downgrade"
 	RestoreKey        = "pin.dev/restore"
+	// AllowEphemeralKey is the override of an ephemeral container (kubectl
+	// debug) in a Pod a module covers: a Pod's annotation.
+	AllowEphemeralKey = "pin.dev/allow-ephemeral"
 )
 
 // Enforcer decides replacements for one catalogue and lock. It is safe
@@ -111,6 +114,14 @@ func (e *Enforcer) Judge(ctx context.Context, seen observe.Observed, m *catalogu
 	if err != nil {
 		return nil, err
 	}
+	return e.JudgeImage(ctx, seen, m, img, ov)
+}
+
+// JudgeImage is Judge for an image already read: a reference's repository,
+// tag and digest (ParseRef), or what a host says of an image it holds
+// under no registry digest (its image ID alone, so that only the same
+// content as a floor orders it).
+func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *catalogue.Module, img image.Image, ov resolve.Override) (*resolve.Judgement, error) {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
@@ -151,10 +162,16 @@ func ParseRef(ref string) (image.Image, error) {
 // to give it where they are ("annotate the Deployment with", "label the
 // container with").
 func Override(kv map[string]string, how string) resolve.Override {
+	return OverrideBy(kv, AllowDowngradeKey, how)
+}
+
+// OverrideBy is Override with the reason under key (AllowDowngradeKey,
+// AllowEphemeralKey).
+func OverrideBy(kv map[string]string, key, how string) resolve.Override {
 	return resolve.Override{
-		Downgrade:  strings.TrimSpace(kv[AllowDowngradeKey]),
+		Downgrade:  strings.TrimSpace(kv[key]),
 		Restore:    strings.TrimSpace(kv[RestoreKey]),
-		How:        fmt.Sprintf(`%s %s: "<why>"`, how, AllowDowngradeKey),
+		How:        fmt.Sprintf(`%s %s: "<why>"`, how, key),
 		HowRestore: fmt.Sprintf(`%s: "<the backup it restores from>"`, RestoreKey),
 	}
 }
