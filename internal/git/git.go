@@ -224,3 +224,9 @@ func (g Git) Show(ctx context.Context, dir, commit string) (CommitInfo, error) {
 	msg := strings.TrimRight(f[3], "\n")
 	return CommitInfo{Tree: f[0], Parents: strings.Fields(f[1]), Date: time.Unix(ct, 0).UTC(), Message: msg}, nil
 }
+
+// RemoteURL is the URL remote fetches from.
+func (g Git) RemoteURL(ctx context.Context, dir, remote string) (string, error) {
+	out, err := g.run(ctx, dir, nil, "", "remote", "get-url", remote)
+	return strings.TrimSpace(out), err
+}

@@ -20,10 +20,16 @@ type Push struct {
 	Lease *string
 	// Options are git push options (-o), each "key" or "key=value".
 	Options []string
+	// Force, without a Lease, pushes whatever Ref names now (+Commit:Ref):
+	// for a magic ref, which a plain git server keeps as a ref.
+	Force bool
 }
 
 // PushResult is what a push did.
 type PushResult struct {
+	// Ref is the ref the remote says it updated: Ref of the push, or
+	// where a forge put what a magic ref received ("refs/pull/7/head").
+	Ref string
 	// Status is git's summary of the ref ("[new branch]", "forced update",
 	// "[up to date]", …).
 	Status string
@@ -65,7 +71,11 @@ func (g Git) Push(ctx context.Context, dir, remote string, p Push) (PushResult, 
 	for _, o := range p.Options {
 		args = append(args, "--push-option="+o)
 	}
-	args = append(args, remote, p.Commit+":"+p.Ref)
+	spec := p.Commit + ":" + p.Ref
+	if p.Force && p.Lease == nil {
+		spec = "+" + spec
+	}
+	args = append(args, remote, spec)
 	out, err := g.run(ctx, dir, nil, "", args...)
 	var stderr string
 	var ge *Error
@@ -73,7 +83,7 @@ func (g Git) Push(ctx context.Context, dir, remote string, p Push) (PushResult, 
 		stderr = ge.Stderr
 	}
 	res := PushResult{Remote: remoteLines(stderr)}
-	flag, status, found := porcelain(out, p.Ref)
+	flag, to, status, found := porcelain(out, p.Commit, p.Ref)
 	switch {
 	case found && flag == '!':
 		rej := &PushRejectedError{Ref: p.Ref, Reason: status, Remote: res.Remote, Err: err}
@@ -86,24 +96,26 @@ func (g Git) Push(ctx context.Context, dir, remote string, p Push) (PushResult, 
 	case !found:
 		return res, fmt.Errorf("git push to %s: no status for the ref in git's output", p.Ref)
 	}
-	res.Status = status
+	res.Ref, res.Status = to, status
 	return res, nil
 }
 
-// porcelain finds ref's line in git push --porcelain output:
-// "<flag>\t<from>:<to>\t<summary> (<reason>)".
-func porcelain(out, ref string) (flag byte, status string, found bool) {
+// porcelain finds the line of the push of from to ref in git push
+// --porcelain output: "<flag>\t<from>:<to>\t<summary> (<reason>)". A
+// forge that takes a magic ref (proc-receive) reports the ref it updated
+// instead of ref.
+func porcelain(out, from, ref string) (flag byte, to, status string, found bool) {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		f := strings.SplitN(sc.Text(), "\t", 3)
 		if len(f) < 3 || len(f[0]) != 1 {
 			continue
 		}
-		if _, to, _ := strings.Cut(f[1], ":"); to == ref {
-			return f[0][0], f[2], true
+		if src, dst, _ := strings.Cut(f[1], ":"); src == from || dst == ref {
+			return f[0][0], dst, f[2], true
 		}
 	}
-	return 0, "", false
+	return 0, "", "", false
 }
 
 // remoteLines are the "remote: " lines of git's stderr.
