@@ -318,3 +318,103 @@ func checkoutFiles(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// giteaPull is a pull request as Gitea's API reads it back.
+type giteaPull struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Body   string `json:"body"`
+	State  string `json:"state"`
+	Head   struct {
+		Ref string `json:"ref"`
+		SHA string `json:"sha"`
+	} `json:"head"`
+	Base struct {
+		Ref string `json:"ref"`
+	} `json:"base"`
+}
+
+func giteaPulls(t *testing.T, g testenv.Gitea, repo string) []giteaPull {
+	t.Helper()
+	var prs []giteaPull
+	g.API(t, "GET", "/repos/"+g.User+"/"+repo+"/pulls?state=all", nil, &prs)
+	return prs
+}
+
+// On a real Gitea, the API tier opens one pull request, a second run with
+// the same result leaves it, and a run with a new result (a container
+// started on mesh-1 since) updates that same request; the AGit tier
+// opens one by a push alone, and a second run pushes nothing. Both are
+// read back through Gitea's API.
+func TestProposeGitea(t *testing.T) {
+	gitUser(t)
+	g := testenv.GiteaServer(t)
+	t.Setenv("GITEA_TOKEN", g.Token(t))
+
+	t.Run("api", func(t *testing.T) {
+		repo, url := g.NewRepo(t, "incident-api")
+		clone := seedIncident(t, url, []string{"forgejo", "analytics"})
+		r := pin(t, clone, "propose", "--forge", "gitea")
+		if r.code != 0 || !strings.Contains(r.stdout, "request  #") || !strings.Contains(r.stdout, " opened: "+g.URL+"/"+g.User+"/"+repo+"/pulls/") {
+			t.Fatalf("first run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		prs := giteaPulls(t, g, repo)
+		if len(prs) != 1 || prs[0].State != "open" || prs[0].Head.Ref != "pin/update" || prs[0].Base.Ref != "main" || prs[0].Title != "pin: update analytics and forge" ||
+			!strings.Contains(prs[0].Body, "| forge | at-least-running |") || !strings.Contains(prs[0].Body, "<!-- pin:propose group=default base=main lock=sha256:") {
+			t.Fatalf("after the first run: %+v", prs)
+		}
+		first := prs[0]
+
+		r = pin(t, clone, "propose", "--forge", "gitea")
+		if r.code != 0 || !strings.Contains(r.stdout, "pushed   nothing") || !strings.Contains(r.stdout, " unchanged: ") {
+			t.Fatalf("second run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if prs := giteaPulls(t, g, repo); len(prs) != 1 || prs[0].Head.SHA != first.Head.SHA || prs[0].Body != first.Body {
+			t.Fatalf("the second run changed the request: %+v", prs)
+		}
+
+		// mesh-1 now runs packages 6.10.3 too: a new result.
+		gitIn(t, clone, "pull", "--quiet")
+		writeFile(t, filepath.Join(clone, "examples/incident/mesh-1.json"), snapshotOnly(t, "forgejo", "analytics", "packages"))
+		gitIn(t, clone, "commit", "--quiet", "-am", "mesh-1 runs packages")
+		gitIn(t, clone, "push", "--quiet", "origin", "HEAD:main")
+		r = pin(t, clone, "propose", "--forge", "gitea")
+		if r.code != 0 || !strings.Contains(r.stdout, " updated: ") {
+			t.Fatalf("third run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		prs = giteaPulls(t, g, repo)
+		if len(prs) != 1 || prs[0].Number != first.Number || prs[0].State != "open" || prs[0].Head.SHA == first.Head.SHA ||
+			prs[0].Title != "pin: update analytics, forge and packages" || !strings.Contains(prs[0].Body, "| packages | at-least-running |") || prs[0].Body == first.Body {
+			t.Fatalf("after a new result, want the same request updated: %+v", prs)
+		}
+		if head := gitIn(t, clone, "ls-remote", "origin", "refs/heads/pin/update"); !strings.HasPrefix(head, prs[0].Head.SHA) {
+			t.Errorf("the request's head %s is not the branch's %s", prs[0].Head.SHA, head)
+		}
+	})
+
+	t.Run("agit", func(t *testing.T) {
+		repo, url := g.NewRepo(t, "incident-agit")
+		clone := seedIncident(t, url, nil)
+		r := pin(t, clone, "propose", "--forge", "agit", "--format", "json")
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		var out proposeOutput
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		p := out.Proposals[0]
+		prs := giteaPulls(t, g, repo)
+		if len(prs) != 1 || prs[0].State != "open" || prs[0].Base.Ref != "main" || prs[0].Title != p.Title || strings.TrimSpace(prs[0].Body) != strings.TrimSpace(p.Body) ||
+			prs[0].Head.SHA != p.Commit || !slices.ContainsFunc(p.Push.Remote, func(l string) bool { return strings.Contains(l, "/pulls/1") }) {
+			t.Fatalf("the AGit push opened %+v; pushed %+v", prs, p.Push)
+		}
+		r = pin(t, clone, "propose", "--forge", "agit")
+		if r.code != 0 || !strings.Contains(r.stdout, "pushed   nothing") {
+			t.Fatalf("second run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if prs := giteaPulls(t, g, repo); len(prs) != 1 {
+			t.Errorf("after the second run: %+v", prs)
+		}
+	})
+}

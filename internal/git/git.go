@@ -40,6 +40,12 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // run runs git with args in dir and returns its stdout.
 func (g Git) run(ctx context.Context, dir string, env []string, stdin string, args ...string) (string, error) {
+	out, _, err := g.run2(ctx, dir, env, stdin, args...)
+	return out, err
+}
+
+// run2 runs git with args in dir and returns its stdout and stderr.
+func (g Git) run2(ctx context.Context, dir string, env []string, stdin string, args ...string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	// A prompt for credentials would hang a CI job: git fails instead.
@@ -55,9 +61,9 @@ func (g Git) run(ctx context.Context, dir string, env []string, stdin string, ar
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		}
-		return out.String(), &Error{Args: args, ExitCode: code, Stderr: errb.String(), Err: err}
+		return out.String(), errb.String(), &Error{Args: args, ExitCode: code, Stderr: errb.String(), Err: err}
 	}
-	return out.String(), nil
+	return out.String(), errb.String(), nil
 }
 
 // TopLevel returns the root of the work tree that holds dir; an error

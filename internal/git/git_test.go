@@ -162,3 +162,19 @@ func TestPushToNowhere(t *testing.T) {
 		t.Fatalf("push to a missing remote: %v", err)
 	}
 }
+
+// What the remote says is read on a push that succeeds too: a forge says
+// there where it opened a request.
+func TestPushReadsTheRemote(t *testing.T) {
+	g, ctx := testGit(t), context.Background()
+	remote, clone := repo(t, g)
+	hook := filepath.Join(remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'Visit the pull request:'\necho '  http://forge.example/pulls/7'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := must(t, g, clone, "rev-parse", "HEAD")
+	res, err := g.Push(ctx, clone, "origin", Push{Commit: base, Ref: "refs/for/main/topic", Force: true})
+	if err != nil || res.Ref != "refs/for/main/topic" || !slices.Equal(res.Remote, []string{"Visit the pull request:", "http://forge.example/pulls/7"}) {
+		t.Fatalf("push: %+v, %v", res, err)
+	}
+}

@@ -76,12 +76,7 @@ func (g Git) Push(ctx context.Context, dir, remote string, p Push) (PushResult, 
 		spec = "+" + spec
 	}
 	args = append(args, remote, spec)
-	out, err := g.run(ctx, dir, nil, "", args...)
-	var stderr string
-	var ge *Error
-	if errors.As(err, &ge) {
-		stderr = ge.Stderr
-	}
+	out, stderr, err := g.run2(ctx, dir, nil, "", args...)
 	res := PushResult{Remote: remoteLines(stderr)}
 	flag, to, status, found := porcelain(out, p.Commit, p.Ref)
 	switch {
