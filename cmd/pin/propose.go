@@ -238,17 +238,16 @@ func proposeError(err error, res *propose.Result, s streams) error {
 	var ee *exitError
 	var dirty *propose.DirtyError
 	var foreign *propose.ForeignBranchError
+	var gate *propose.ExportGateError
 	switch {
 	case errors.As(err, &ee):
 		return err
 	case errors.As(err, &dirty):
 		return withCode(exitInput, err)
-	case errors.As(err, &foreign):
+	case errors.As(err, &foreign), errors.As(err, &gate):
 		return withCode(exitFindings, err)
 	case errors.Is(err, propose.ErrFailed) && res != nil && res.Plan != nil && res.Plan.Failed():
 		return withCode(failureCode(res.Plan), fmt.Errorf("%s; nothing proposed", failures(res.Plan)))
-	case errors.Is(err, propose.ErrFailed):
-		return withCode(exitFindings, err)
 	case errors.Is(err, propose.ErrRemote):
 		return withCode(exitSource, err)
 	}

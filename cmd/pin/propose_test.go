@@ -390,6 +390,11 @@ func TestProposeGitea(t *testing.T) {
 		if head := gitIn(t, clone, "ls-remote", "origin", "refs/heads/pin/update"); !strings.HasPrefix(head, prs[0].Head.SHA) {
 			t.Errorf("the request's head %s is not the branch's %s", prs[0].Head.SHA, head)
 		}
+		r = pin(t, clone, "propose", "--forge", "gitea", "--format", "json")
+		validate(t, proposeSchema(t), "propose --forge gitea", r.stdout)
+		if !strings.Contains(r.stdout, `"action": "unchanged"`) {
+			t.Errorf("fourth run:\n%s", r.stdout)
+		}
 	})
 
 	t.Run("agit", func(t *testing.T) {
@@ -403,6 +408,7 @@ func TestProposeGitea(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 			t.Fatal(err)
 		}
+		validate(t, proposeSchema(t), "propose --forge agit", r.stdout)
 		p := out.Proposals[0]
 		prs := giteaPulls(t, g, repo)
 		if len(prs) != 1 || prs[0].State != "open" || prs[0].Base.Ref != "main" || prs[0].Title != p.Title || strings.TrimSpace(prs[0].Body) != strings.TrimSpace(p.Body) ||

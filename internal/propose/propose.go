@@ -129,6 +129,27 @@ func (e *ForeignBranchError) Error() string {
 	return fmt.Sprintf("branch %s holds commit %s, which pin did not make: someone pushed to it, and pin does not overwrite their work; merge or close its request and delete the branch, then run pin propose again", e.Branch, short(e.Commit))
 }
 
+// ExportGateError is an export that would start on a host an image
+// older than what runs there (or one that cannot be ordered against it),
+// for a module the proposal does not change: the base's lock names it,
+// and pin export refuses that lock too. Nothing is proposed.
+type ExportGateError struct {
+	Module  string
+	Cutover resolve.Cutover
+	// Refused: the module itself was refused, so its entry stays.
+	Refused bool
+}
+
+func (e *ExportGateError) Error() string {
+	c := e.Cutover
+	fix := fmt.Sprintf("propose module %s with it (leave out --split or --group)", e.Module)
+	if e.Refused {
+		fix = fmt.Sprintf("module %s is refused (see above); decide it in the catalogue first", e.Module)
+	}
+	return fmt.Sprintf("the exports would start on %s/%s (module %s, not in this proposal) %s, which is %s against what runs there (%s): nothing proposed; %s, or see pin plan %s",
+		c.Observation.Host, c.Observation.Container, e.Module, c.Locked.Ref(), strings.ToUpper(string(c.Verdict)), describe(c.Observation.Image), fix, c.Observation.Host)
+}
+
 // Result is what a run did.
 type Result struct {
 	// Remote, Base and BaseCommit are what was proposed against.

@@ -133,8 +133,14 @@ func TestProposeRefusedModule(t *testing.T) {
 	if got := f.show(p.Commit, "pin.lock.hcl"); block(got, "forge") != block(old, "forge") || block(got, "packages") == block(old, "packages") {
 		t.Errorf("forge's entry changed, or packages' did not:\n%s", got)
 	}
-	if !strings.Contains(p.Body, "### Refused, not changed\n\n- **forge** (downgrade):") || !strings.Contains(p.Body, "to lock 1.22.6 anyway, write allow_downgrade") {
+	if !strings.Contains(p.Body, "### Refused, not changed\n\n- **forge** (downgrade):") || !strings.Contains(p.Body, "to lock 1.22.6 anyway, write allow_downgrade") ||
+		!strings.Contains(p.Body, `in module "forge" (catalogue.hcl:21,`) {
 		t.Errorf("body:\n%s", p.Body)
+	}
+	// The same result: nothing pushed (the body names no folder of the run).
+	res, err = f.run(f.options())
+	if err != nil || res.Proposals[0].Outcome != OutcomeUpToDate {
+		t.Errorf("second run: %v, %+v", err, res.Proposals[0])
 	}
 }
 
@@ -486,5 +492,32 @@ func TestProposeRequests(t *testing.T) {
 	p := run()
 	if p.Request.Action != "updated" || p.Request.Number != 2 || reqs.opened != 1 || !strings.Contains(reqs.open[1].Body, p.Lock) || len(p.Modules) != 2 {
 		t.Fatalf("new result: %+v, %d modules", p.Request, len(p.Modules))
+	}
+}
+
+// Split, with an export the base never wrote: each proposal's export
+// would carry the other modules' old entries, a downgrade of what runs.
+// The export gate refuses, and nothing is pushed.
+func TestProposeExportGate(t *testing.T) {
+	f := newFixture(t, nil)
+	f.commitToMain(map[string]string{"compose.yaml": "services:\n  forgejo:\n    image: registry.example.org/forge/forgejo:1.22.6\n  packages:\n    image: registry.example.org/packages/registry:6.10.1\n"})
+	f.git_(f.clone, "pull", "--quiet")
+	o := f.options()
+	o.Split = SplitModule
+	o.Exports.Compose.Files = []string{"compose.yaml"}
+	_, err := f.run(o)
+	eg, ok := errorsAs[*ExportGateError](err)
+	if !ok || eg.Refused || !strings.Contains(err.Error(), "DOWNGRADE") {
+		t.Fatalf("want an *ExportGateError, got %v", err)
+	}
+	for _, b := range []string{"pin/update-analytics", "pin/update-forge", "pin/update-packages"} {
+		if f.branch(b) != "" {
+			t.Errorf("%s was pushed", b)
+		}
+	}
+	// Proposed together, the same export is safe.
+	o.Split = SplitNone
+	if res, err := f.run(o); err != nil || !slices.Contains(res.Proposals[0].Files, "compose.pin.yaml") {
+		t.Fatalf("together: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func (r *run) propose(ctx context.Context) error {
 	for _, d := range plan.Decisions {
 		switch {
 		case d.Refusal != nil:
-			r.res.Refused = append(r.res.Refused, Refused{Module: d.Module.Name, Kind: string(d.Refusal.Kind), Message: d.Refusal.Error()})
+			r.res.Refused = append(r.res.Refused, Refused{Module: d.Module.Name, Kind: string(d.Refusal.Kind), Message: r.inRepo(d.Refusal.Error())})
 		case changed(d):
 			add(d.Module.Name)
 		}
@@ -127,11 +127,12 @@ func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, 
 			return nil, err
 		}
 		dr.files, dr.finds = files, finds
-		// The gate judges the members and every module whose exported
-		// reference the commit changes.
+		// The gate judges the members, and every module whose exported
+		// reference the commit writes anew: one no export file held
+		// before (as pin export judges every module it writes).
 		check := maps.Clone(members)
 		for _, e := range entries {
-			if e.Old != e.New {
+			if !slices.ContainsFunc(files, func(f export.File) bool { return strings.Contains(string(f.Old), e.New) }) {
 				check[e.Module] = true
 			}
 		}
@@ -149,9 +150,8 @@ func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, 
 		members = maps.Clone(members)
 		for _, name := range slices.Sorted(maps.Keys(bad)) {
 			if !members[name] {
-				c := bad[name][0]
-				return nil, fmt.Errorf("%w: exporting the lock would start on %s/%s (module %s) an image that is %s against what runs: the base's lock and its exports disagree with what runs; run pin plan %s",
-					ErrFailed, c.Observation.Host, c.Observation.Container, name, c.Verdict, c.Observation.Host)
+				refused := slices.ContainsFunc(r.res.Refused, func(x Refused) bool { return x.Module == name })
+				return nil, &ExportGateError{Module: name, Cutover: bad[name][0], Refused: refused}
 			}
 			delete(members, name)
 			r.res.Refused = append(r.res.Refused, Refused{Module: name, Kind: "cutover", Message: cutoverRefusal(name, bad[name])})
@@ -165,6 +165,12 @@ func (r *run) gate(ctx context.Context, rin resolve.Input, lk *lock.Lock, check 
 		return nil, nil, fmt.Errorf("%w: %w", ErrRemote, err)
 	}
 	return cuts, bad, nil
+}
+
+// inRepo names the work tree's files as the repository's: a message in
+// a proposal must not change with the temporary folder it was made in.
+func (r *run) inRepo(msg string) string {
+	return strings.ReplaceAll(msg, r.wt+string(filepath.Separator), "")
 }
 
 // cutoverRefusal says why the gate refused module's new entry.
@@ -218,7 +224,7 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan,
 		paths = append(paths, rel)
 	}
 	for _, f := range dr.finds {
-		p.Findings = append(p.Findings, strings.TrimPrefix(f.Where, r.wt+string(filepath.Separator))+": "+f.Msg)
+		p.Findings = append(p.Findings, r.inRepo(f.Where+": "+f.Msg))
 	}
 	p.Files = append(p.Files, paths...)
 	slices.Sort(p.Files)
