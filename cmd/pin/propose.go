@@ -300,6 +300,11 @@ func writePropose(w io.Writer, res *propose.Result) {
 			fmt.Fprintf(w, "  pushed   nothing: %s already holds this proposal\n", res.Remote)
 		case propose.OutcomeDryRun:
 			fmt.Fprintf(w, "  pushed   nothing (--dry-run)\n")
+		case propose.OutcomeDeclined:
+			fmt.Fprintf(w, "  pushed   nothing: request #%d with this very result was closed; a new result will be proposed\n", p.Request.Number)
+		}
+		if p.Outcome == propose.OutcomeDeclined {
+			continue
 		}
 		if p.Request != nil {
 			fmt.Fprintf(w, "  request  #%d %s: %s\n", p.Request.Number, p.Request.Action, p.Request.URL)

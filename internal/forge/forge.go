@@ -99,4 +99,6 @@ type Request struct {
 	// Base is the branch it is for; Branch the branch it proposes.
 	Base, Branch string
 	Title, Body  string
+	// State is "open", "closed" (not merged) or "merged".
+	State string
 }

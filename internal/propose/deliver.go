@@ -26,13 +26,28 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case r.o.DryRun:
+	if r.o.DryRun {
 		p.Outcome = OutcomeDryRun
 		return nil
-	case held:
+	}
+	var reqs []forge.Request
+	if r.d.Requests != nil {
+		if reqs, err = r.d.Requests.List(ctx, fp.Base, fp.Branch); err != nil {
+			return fmt.Errorf("%w: listing the requests from %s: %w", ErrRemote, fp.Branch, err)
+		}
+		// A person closed the request of this very result: it is not
+		// proposed again, week after week; a new result is.
+		for _, q := range reqs {
+			if lk, ok := markedFor(q.Body, p.Group, p.Base); ok && lk == p.Lock && q.State == "closed" {
+				p.Outcome = OutcomeDeclined
+				p.Request = &Request{Number: q.Number, URL: q.URL, Action: "closed"}
+				return nil
+			}
+		}
+	}
+	if held {
 		p.Outcome = OutcomeUpToDate
-	default:
+	} else {
 		push := git.Push{Commit: p.Commit, Ref: target.Ref, Options: target.Options}
 		if target.Branch {
 			push.Lease = &lease
@@ -52,7 +67,7 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 	if r.d.Requests == nil {
 		return nil
 	}
-	req, err := r.request(ctx, fp, p.Group)
+	req, err := r.request(ctx, fp, p.Group, reqs)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRemote, err)
 	}
@@ -102,17 +117,19 @@ func (r *run) held(ctx context.Context, t forge.Target, p *Proposal, info git.Co
 	return same, now, nil
 }
 
-// request finds pin's open request for p (the one from its branch whose
-// body carries the group's marker, else any from its branch), and updates
-// it when its title or body differ, or opens one.
-func (r *run) request(ctx context.Context, fp forge.Proposal, group string) (*Request, error) {
-	open, err := r.d.Requests.List(ctx, fp.Base, fp.Branch)
-	if err != nil {
-		return nil, fmt.Errorf("listing the open requests from %s: %w", fp.Branch, err)
+// request finds pin's open request for p among reqs (the one from its
+// branch whose body carries the group's marker, else any open from its
+// branch), and updates it when its title or body differ, or opens one.
+func (r *run) request(ctx context.Context, fp forge.Proposal, group string, reqs []forge.Request) (*Request, error) {
+	var open []forge.Request
+	for _, q := range reqs {
+		if q.State == "open" {
+			open = append(open, q)
+		}
 	}
 	var found *forge.Request
 	for i := range open {
-		if markedFor(open[i].Body, group, fp.Base) {
+		if _, ok := markedFor(open[i].Body, group, fp.Base); ok {
 			found = &open[i]
 			break
 		}

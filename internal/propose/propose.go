@@ -37,7 +37,7 @@ var _ Git = git.Git{}
 // Requests is a forge's API for pull requests (packages forge/github and
 // forge/gitea).
 type Requests interface {
-	// List returns the open requests from branch into base.
+	// List returns the requests, open or closed, from branch into base.
 	List(ctx context.Context, base, branch string) ([]forge.Request, error)
 	// Open opens a request for p.
 	Open(ctx context.Context, p forge.Proposal) (forge.Request, error)

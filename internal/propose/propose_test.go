@@ -442,6 +442,7 @@ type fakeRequests struct {
 	updated int
 }
 
+// List returns every request from branch into base, open or closed.
 func (r *fakeRequests) List(_ context.Context, base, branch string) ([]forge.Request, error) {
 	var out []forge.Request
 	for _, q := range r.open {
@@ -454,7 +455,7 @@ func (r *fakeRequests) List(_ context.Context, base, branch string) ([]forge.Req
 
 func (r *fakeRequests) Open(_ context.Context, p forge.Proposal) (forge.Request, error) {
 	r.opened++
-	q := forge.Request{Number: len(r.open) + 1, Base: p.Base, Branch: p.Branch, Title: p.Title, Body: p.Body}
+	q := forge.Request{Number: len(r.open) + 1, Base: p.Base, Branch: p.Branch, Title: p.Title, Body: p.Body, State: "open"}
 	r.open = append(r.open, q)
 	return q, nil
 }
@@ -469,7 +470,7 @@ func (r *fakeRequests) Update(_ context.Context, n int, p forge.Proposal) (forge
 // it; a new result updates that same request.
 func TestProposeRequests(t *testing.T) {
 	f := newFixture(t, nil)
-	reqs := &fakeRequests{open: []forge.Request{{Number: 1, Base: "main", Branch: "someone/else", Title: "another"}}}
+	reqs := &fakeRequests{open: []forge.Request{{Number: 1, Base: "main", Branch: "someone/else", Title: "another", State: "open"}}}
 	d := f.deps()
 	d.Requests = reqs
 	run := func() *Proposal {
@@ -492,6 +493,18 @@ func TestProposeRequests(t *testing.T) {
 	p := run()
 	if p.Request.Action != "updated" || p.Request.Number != 2 || reqs.opened != 1 || !strings.Contains(reqs.open[1].Body, p.Lock) || len(p.Modules) != 2 {
 		t.Fatalf("new result: %+v, %d modules", p.Request, len(p.Modules))
+	}
+
+	// A person closes it: the same result is not proposed again.
+	reqs.open[1].State = "closed"
+	branch := f.branch("pin/update")
+	if p := run(); p.Outcome != OutcomeDeclined || p.Request.Action != "closed" || p.Request.Number != 2 || reqs.opened != 1 || f.branch("pin/update") != branch {
+		t.Fatalf("after it was closed: %s, %+v, %d opened", p.Outcome, p.Request, reqs.opened)
+	}
+	// A new result is: in a request of its own.
+	f.commitToMain(map[string]string{"examples/incident/mesh-1.json": snapshot(t)})
+	if p := run(); p.Outcome != OutcomePushed || p.Request.Action != "opened" || p.Request.Number != 3 {
+		t.Fatalf("a new result after the close: %s, %+v", p.Outcome, p.Request)
 	}
 }
 

@@ -26,14 +26,15 @@ func marker(p *Proposal) string {
 
 var markerRE = regexp.MustCompile(`<!-- pin:propose group=(\S+) base=(\S+) lock=(\S+) -->`)
 
-// markedFor reports whether body carries the marker of group and base.
-func markedFor(body, group, base string) bool {
+// markedFor reports whether body carries the marker of group and base,
+// and the lock hash it names.
+func markedFor(body, group, base string) (lock string, ok bool) {
 	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
 		if m[1] == group && m[2] == base {
-			return true
+			return m[3], true
 		}
 	}
-	return false
+	return "", false
 }
 
 // title is p's one-line summary.

@@ -129,6 +129,9 @@ const (
 	OutcomeUpToDate Outcome = "up-to-date"
 	// OutcomeDryRun: committed in the work tree only.
 	OutcomeDryRun Outcome = "dry-run"
+	// OutcomeDeclined: a person closed the request of this very result:
+	// it is not proposed again (a new result is).
+	OutcomeDeclined Outcome = "declined"
 )
 
 // Push is what a push did.
@@ -142,7 +145,8 @@ type Push struct {
 type Request struct {
 	Number int    `json:"number"`
 	URL    string `json:"url"`
-	// Action: opened, updated, unchanged.
+	// Action: opened, updated, unchanged; closed (declined: a person
+	// closed it with this very result).
 	Action string `json:"action"`
 }
 

@@ -42,7 +42,7 @@ func (r *Requests) client(ctx context.Context) (*sdk.Client, error) {
 	return c, nil
 }
 
-// List returns the open pull requests from branch into base.
+// List returns the pull requests, open or closed, from branch into base.
 func (r *Requests) List(ctx context.Context, base, branch string) ([]forge.Request, error) {
 	c, err := r.client(ctx)
 	if err != nil {
@@ -50,7 +50,7 @@ func (r *Requests) List(ctx context.Context, base, branch string) ([]forge.Reque
 	}
 	var out []forge.Request
 	for page := 1; ; page++ {
-		prs, resp, err := c.ListRepoPullRequests(r.owner, r.repo, sdk.ListPullRequestsOptions{State: sdk.StateOpen, ListOptions: sdk.ListOptions{Page: page, PageSize: 50}})
+		prs, resp, err := c.ListRepoPullRequests(r.owner, r.repo, sdk.ListPullRequestsOptions{State: sdk.StateAll, ListOptions: sdk.ListOptions{Page: page, PageSize: 50}})
 		if err != nil {
 			return nil, fmt.Errorf("gitea: listing the pull requests of %s/%s: %w", r.owner, r.repo, err)
 		}
@@ -93,7 +93,10 @@ func (r *Requests) Update(ctx context.Context, number int, p forge.Proposal) (fo
 }
 
 func request(p *sdk.PullRequest) forge.Request {
-	q := forge.Request{Number: int(p.Index), URL: p.HTMLURL, Title: p.Title, Body: p.Body}
+	q := forge.Request{Number: int(p.Index), URL: p.HTMLURL, Title: p.Title, Body: p.Body, State: string(p.State)}
+	if p.HasMerged {
+		q.State = "merged"
+	}
 	if p.Base != nil {
 		q.Base = p.Base.Ref
 	}

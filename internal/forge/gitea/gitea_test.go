@@ -2,6 +2,7 @@ package gitea
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,8 +71,13 @@ func TestRequests(t *testing.T) {
 		t.Fatalf("Update: %+v, %v", u, err)
 	}
 	got, _ = r.List(ctx, "main", "pin/update")
-	if len(got) != 1 || got[0].Title != p.Title || strings.TrimSpace(got[0].Body) != "new body" {
+	if len(got) != 1 || got[0].Title != p.Title || strings.TrimSpace(got[0].Body) != "new body" || got[0].State != "open" {
 		t.Errorf("after Update: %+v", got)
+	}
+	// Closed, it is still listed, as closed.
+	g.API(t, "PATCH", fmt.Sprintf("/repos/%s/%s/pulls/%d", g.User, repo, opened.Number), map[string]any{"state": "closed"}, nil)
+	if got, _ := r.List(ctx, "main", "pin/update"); len(got) != 1 || got[0].State != "closed" {
+		t.Errorf("after closing: %+v", got)
 	}
 	// A bad token is an error, not an empty list.
 	if _, err := New(g.URL, "not-a-token", g.User, repo, nil).List(ctx, "main", "pin/update"); err == nil {

@@ -44,10 +44,10 @@ func New(api, token, owner, repo string, client *http.Client) (*Requests, error)
 	return &Requests{c: c, owner: owner, repo: repo}, nil
 }
 
-// List returns the open pull requests from branch (of this repository)
-// into base.
+// List returns the pull requests, open or closed, from branch (of this
+// repository) into base.
 func (r *Requests) List(ctx context.Context, base, branch string) ([]forge.Request, error) {
-	opts := &gh.PullRequestListOptions{State: "open", Head: r.owner + ":" + branch, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
+	opts := &gh.PullRequestListOptions{State: "all", Head: r.owner + ":" + branch, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
 	var out []forge.Request
 	for {
 		prs, resp, err := r.c.PullRequests.List(ctx, r.owner, r.repo, opts)
@@ -85,5 +85,9 @@ func (r *Requests) Update(ctx context.Context, number int, p forge.Proposal) (fo
 }
 
 func request(p *gh.PullRequest) forge.Request {
-	return forge.Request{Number: p.GetNumber(), URL: p.GetHTMLURL(), Base: p.GetBase().GetRef(), Branch: p.GetHead().GetRef(), Title: p.GetTitle(), Body: p.GetBody()}
+	state := p.GetState()
+	if p.MergedAt != nil {
+		state = "merged"
+	}
+	return forge.Request{Number: p.GetNumber(), URL: p.GetHTMLURL(), Base: p.GetBase().GetRef(), Branch: p.GetHead().GetRef(), Title: p.GetTitle(), Body: p.GetBody(), State: state}
 }

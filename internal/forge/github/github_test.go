@@ -51,13 +51,13 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.seen = append(s.seen, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
 	pr := func(n int, head string) map[string]any {
-		return map[string]any{"number": n, "html_url": fmt.Sprintf("https://github.com/pin-tool/deploy/pull/%d", n), "title": "t", "body": "b",
+		return map[string]any{"number": n, "state": "open", "html_url": fmt.Sprintf("https://github.com/pin-tool/deploy/pull/%d", n), "title": "t", "body": "b",
 			"head": map[string]any{"ref": head, "label": "pin-tool:" + head}, "base": map[string]any{"ref": "main"}}
 	}
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/api/v3/repos/pin-tool/deploy/pulls":
 		q := r.URL.Query()
-		if q.Get("state") != "open" || q.Get("head") != "pin-tool:pin/update" || q.Get("base") != "main" || q.Get("per_page") != "100" {
+		if q.Get("state") != "all" || q.Get("head") != "pin-tool:pin/update" || q.Get("base") != "main" || q.Get("per_page") != "100" {
 			t.Errorf("list query %s", r.URL.RawQuery)
 		}
 		if q.Get("page") == "" {
@@ -65,7 +65,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			json.NewEncoder(w).Encode([]any{pr(3, "pin/update")})
 			return
 		}
-		json.NewEncoder(w).Encode([]any{pr(5, "pin/update")})
+		merged := pr(5, "pin/update")
+		merged["state"], merged["merged_at"] = "closed", "2026-11-30T10:00:00Z"
+		json.NewEncoder(w).Encode([]any{merged})
 	case r.Method == "POST" && r.URL.Path == "/api/v3/repos/pin-tool/deploy/pulls":
 		want := map[string]any{"title": "pin: update forge to 1.27.3", "head": "pin/update", "base": "main", "body": "| table |\n", "maintainer_can_modify": true}
 		if diff := cmp.Diff(want, body); diff != "" {
@@ -98,7 +100,7 @@ func TestRequestShapes(t *testing.T) {
 	}
 	ctx := context.Background()
 	got, err := r.List(ctx, "main", "pin/update")
-	if err != nil || len(got) != 2 || got[0].Number != 3 || got[1].Number != 5 || got[0].Branch != "pin/update" || got[0].Base != "main" {
+	if err != nil || len(got) != 2 || got[0].Number != 3 || got[1].Number != 5 || got[0].Branch != "pin/update" || got[0].Base != "main" || got[0].State != "open" || got[1].State != "merged" {
 		t.Fatalf("List: %+v, %v", got, err)
 	}
 	opened, err := r.Open(ctx, forge.Proposal{Base: "main", Branch: "pin/update", Title: "pin: update forge to 1.27.3", Body: "| table |\n"})
@@ -112,8 +114,8 @@ func TestRequestShapes(t *testing.T) {
 		t.Errorf("a 422: %v", err)
 	}
 	want := []string{
-		"GET /api/v3/repos/pin-tool/deploy/pulls?base=main&head=pin-tool%3Apin%2Fupdate&per_page=100&state=open",
-		"GET /api/v3/repos/pin-tool/deploy/pulls?base=main&head=pin-tool%3Apin%2Fupdate&page=2&per_page=100&state=open",
+		"GET /api/v3/repos/pin-tool/deploy/pulls?base=main&head=pin-tool%3Apin%2Fupdate&per_page=100&state=all",
+		"GET /api/v3/repos/pin-tool/deploy/pulls?base=main&head=pin-tool%3Apin%2Fupdate&page=2&per_page=100&state=all",
 		"POST /api/v3/repos/pin-tool/deploy/pulls?",
 		"PATCH /api/v3/repos/pin-tool/deploy/pulls/7?",
 		"PATCH /api/v3/repos/pin-tool/deploy/pulls/8?",
