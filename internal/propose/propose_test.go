@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -532,5 +533,33 @@ func TestProposeExportGate(t *testing.T) {
 	o.Split = SplitNone
 	if res, err := f.run(o); err != nil || !slices.Contains(res.Proposals[0].Files, "compose.pin.yaml") {
 		t.Fatalf("together: %v", err)
+	}
+}
+
+// pin commits with the user's git: their signing configuration signs the
+// proposal (here an ssh key). An ssh signature of the same commit is the
+// same, so a second run still pushes nothing.
+func TestProposeSignsAsTheUserDoes(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("no ssh-keygen")
+	}
+	f := newFixture(t, nil)
+	key := filepath.Join(t.TempDir(), "key")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	cfg := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, cfg, "[user]\n\tname = Pin Test\n\temail = pin@example.org\n\tsigningkey = "+key+".pub\n[gpg]\n\tformat = ssh\n[commit]\n\tgpgsign = true\n")
+	f.git.Env = []string{"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1"}
+	res, err := f.run(f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Proposals[0].Commit
+	if raw := f.git_(f.remote, "cat-file", "commit", c); !strings.Contains(raw, "-----BEGIN SSH SIGNATURE-----") {
+		t.Fatalf("the commit is not signed:\n%s", raw)
+	}
+	if res, err = f.run(f.options()); err != nil || res.Proposals[0].Outcome != OutcomeUpToDate || res.Proposals[0].Commit != c {
+		t.Errorf("second run: %v, %+v", err, res.Proposals[0])
 	}
 }
