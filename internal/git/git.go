@@ -66,6 +66,11 @@ func (g Git) run2(ctx context.Context, dir string, env []string, stdin string, a
 	return out.String(), errb.String(), nil
 }
 
+// noHooks runs no hook of the user's: a work tree pin checks out and a
+// commit it makes hold what pin wrote, and nothing a hook does (git
+// commit --no-verify still runs post-commit; worktree add, post-checkout).
+const noHooks = "core.hooksPath=/dev/null"
+
 // TopLevel returns the root of the work tree that holds dir; an error
 // when dir is not in one.
 func (g Git) TopLevel(ctx context.Context, dir string) (string, error) {
@@ -149,7 +154,7 @@ func (g Git) Fetch(ctx context.Context, dir, remote, ref string) (string, error)
 
 // AddWorktree checks commit out, detached, into a new work tree at path.
 func (g Git) AddWorktree(ctx context.Context, dir, path, commit string) error {
-	_, err := g.run(ctx, dir, nil, "", "worktree", "add", "--detach", "--quiet", path, commit)
+	_, err := g.run(ctx, dir, nil, "", "-c", noHooks, "worktree", "add", "--detach", "--quiet", path, commit)
 	return err
 }
 
@@ -193,9 +198,9 @@ func (g Git) Commit(ctx context.Context, dir string, c Commit) (string, error) {
 	} else if e := (*Error)(nil); !errors.As(err, &e) || e.ExitCode != 1 {
 		return "", err
 	}
-	date := strconv.FormatInt(c.Date.Unix(), 10) + " +0000"
+	date := "@" + strconv.FormatInt(c.Date.Unix(), 10) + " +0000"
 	env := []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
-	if _, err := g.run(ctx, dir, env, c.Message, "commit", "--quiet", "--no-verify", "--cleanup=verbatim", "--file=-"); err != nil {
+	if _, err := g.run(ctx, dir, env, c.Message, "-c", noHooks, "commit", "--quiet", "--no-verify", "--cleanup=verbatim", "--file=-"); err != nil {
 		return "", err
 	}
 	out, err := g.run(ctx, dir, nil, "", "rev-parse", "--verify", "HEAD^{commit}")

@@ -178,3 +178,29 @@ func TestPushReadsTheRemote(t *testing.T) {
 		t.Fatalf("push: %+v, %v", res, err)
 	}
 }
+
+// The user's hooks do not run in pin's work tree or on its commit.
+func TestNoHooks(t *testing.T) {
+	g, ctx := testGit(t), context.Background()
+	_, clone := repo(t, g)
+	base := must(t, g, clone, "rev-parse", "HEAD")
+	hooks, ran := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+	for _, h := range []string{"post-checkout", "pre-commit", "commit-msg", "post-commit"} {
+		if err := os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\necho "+h+" >>"+ran+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, g, clone, "config", "core.hooksPath", hooks)
+	wt := filepath.Join(t.TempDir(), "wt")
+	if err := g.AddWorktree(ctx, clone, wt, base); err != nil {
+		t.Fatal(err)
+	}
+	defer g.RemoveWorktree(ctx, clone, wt)
+	os.WriteFile(filepath.Join(wt, "a.txt"), []byte("b\n"), 0o644)
+	if _, err := g.Commit(ctx, wt, Commit{Paths: []string{"a.txt"}, Message: "m\n", Date: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Errorf("hooks ran: %s", b)
+	}
+}
