@@ -424,3 +424,23 @@ func TestProposeGitea(t *testing.T) {
 		}
 	})
 }
+
+// The user's git reaches the remote however they reach it: here over ssh
+// (the suite's sshd, with the ssh client's own configuration: key, known
+// hosts), to the same recording repository.
+func TestProposeOverSSH(t *testing.T) {
+	gitUser(t)
+	remote := testenv.NewGitRemote(t, "ssh")
+	addr, _ := testenv.SSHHost(t) // puts its ssh wrapper first in PATH
+	clone := seedIncident(t, addr+remote.Dir, nil)
+	r := pin(t, clone, "propose")
+	if r.code != 0 || !strings.Contains(r.stdout, "pushed   refs/heads/pin/update ([new branch])") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(pushesTo(t, remote, "refs/heads/pin/update")); n != 1 {
+		t.Errorf("%d pushes of pin/update over ssh", n)
+	}
+	if r := pin(t, clone, "propose"); r.code != 0 || !strings.Contains(r.stdout, "Nothing pushed") {
+		t.Errorf("second run: exit %d\n%s", r.code, r.stdout)
+	}
+}
