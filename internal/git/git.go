@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,18 +140,24 @@ func (g Git) LsRemote(ctx context.Context, dir, remote string, patterns ...strin
 
 // Fetch fetches ref (a full ref name) from remote and returns the commit it
 // names. In a shallow clone (as CI checks out) only that commit is fetched;
-// a full clone stays full.
+// a full clone stays full. The commit is read from a ref of the fetch's
+// own, removed after, not from FETCH_HEAD, which another run may write
+// at the same time.
 func (g Git) Fetch(ctx context.Context, dir, remote, ref string) (string, error) {
-	args := []string{"fetch", "--no-tags", "--quiet"}
+	tmp := fmt.Sprintf("refs/pin-propose/fetch-%d-%d", os.Getpid(), fetchSeq.Add(1))
+	args := []string{"fetch", "--no-tags", "--quiet", "--no-write-fetch-head"}
 	if out, err := g.run(ctx, dir, nil, "", "rev-parse", "--is-shallow-repository"); err == nil && strings.TrimSpace(out) == "true" {
 		args = append(args, "--depth=1")
 	}
-	if _, err := g.run(ctx, dir, nil, "", append(args, remote, ref)...); err != nil {
+	if _, err := g.run(ctx, dir, nil, "", append(args, remote, "+"+ref+":"+tmp)...); err != nil {
 		return "", err
 	}
-	out, err := g.run(ctx, dir, nil, "", "rev-parse", "--verify", "FETCH_HEAD^{commit}")
+	defer g.run(context.WithoutCancel(ctx), dir, nil, "", "update-ref", "-d", tmp)
+	out, err := g.run(ctx, dir, nil, "", "rev-parse", "--verify", tmp+"^{commit}")
 	return strings.TrimSpace(out), err
 }
+
+var fetchSeq atomic.Int64
 
 // AddWorktree checks commit out, detached, into a new work tree at path.
 func (g Git) AddWorktree(ctx context.Context, dir, path, commit string) error {

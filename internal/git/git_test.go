@@ -85,6 +85,9 @@ func TestCommitIsReproducible(t *testing.T) {
 	if got, err := g.Fetch(ctx, clone, "origin", "refs/heads/main"); err != nil || got != base {
 		t.Fatalf("Fetch = %q, %v; want %s", got, err, base)
 	}
+	if refs := must(t, g, clone, "for-each-ref", "refs/pin-propose/"); refs != "" {
+		t.Errorf("Fetch left refs: %s", refs)
+	}
 	date := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
 	msg := "pin: update\n\nbody line\n\nPin-Group: update\n"
 	commit := func() (string, string) {
