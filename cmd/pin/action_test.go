@@ -98,17 +98,22 @@ func runAction(t *testing.T, workspace string, inputs map[string]string) []stepR
 	for i, st := range a.Runs.Steps {
 		res := stepResult{name: st.Name}
 		cond := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(st.If), "${{"), "}}"))
-		run := !failed
-		switch {
-		case cond == "":
-		case cond == "success() || failure()":
-			run = true
-		case regexp.MustCompile(`^inputs\.[a-z-]+ == '[^']*'$`).MatchString(cond):
-			l, r, _ := strings.Cut(cond, " == ")
-			run = run && value(l) == strings.Trim(r, "'")
-		default:
-			t.Fatalf("step %d: condition %q is not understood by this test", i, st.If)
+		// A condition without a status function holds only after
+		// success(); "A && B" holds when both do.
+		run, status := true, false
+		for _, c := range strings.Split(cond, " && ") {
+			switch c = strings.TrimSpace(c); {
+			case c == "":
+			case c == "success() || failure()" || c == "(success() || failure())":
+				status = true
+			case regexp.MustCompile(`^inputs\.[a-z-]+ == '[^']*'$`).MatchString(c):
+				l, r, _ := strings.Cut(c, " == ")
+				run = run && value(l) == strings.Trim(r, "'")
+			default:
+				t.Fatalf("step %d: condition %q is not understood by this test", i, st.If)
+			}
 		}
+		run = run && (status || !failed)
 		if st.Uses != "" || !run {
 			results = append(results, res)
 			continue
@@ -239,6 +244,105 @@ func TestCIExample(t *testing.T) {
 				continue
 			}
 			found++
+			for k := range st.With {
+				if _, ok := a.Inputs[k]; !ok {
+					t.Errorf("the example passes %q, which action.yml does not declare", k)
+				}
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("the example uses the pin Action %d times, want once", found)
+	}
+}
+
+// TestActionPropose runs action.yml's steps in propose mode on a clone of
+// the incident whose origin is a bare repository: the checks do not run,
+// pin propose pushes its branch, and a runner's git with no identity
+// commits as the Actions bot.
+func TestActionPropose(t *testing.T) {
+	if testing.Short() {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TestActionPropose runs in CI: do not pass -short there")
+		}
+		t.Skip("installs pin with go install")
+	}
+	gitUser(t)
+	remote := localRemote(t)
+	clone := seedIncident(t, remote, nil)
+	// The runner's git: no identity.
+	bare := filepath.Join(t.TempDir(), "gitconfig")
+	writeFile(t, bare, "[init]\n\tdefaultBranch = main\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", bare)
+	t.Setenv("EMAIL", "")
+	rs := runAction(t, clone, map[string]string{"mode": "propose", "forge": "none", "propose-args": "--export-compose compose.yaml"})
+	for _, r := range rs {
+		switch {
+		case strings.Contains(r.name, "Propose"):
+			if !r.ran || r.code != 0 || !strings.Contains(r.output, "pushed   refs/heads/pin/update ([new branch])") {
+				t.Errorf("propose: ran %v, exit %d\n%s", r.ran, r.code, r.output)
+			}
+		case strings.Contains(r.name, "lock is up to date"), strings.Contains(r.name, "runs newer"):
+			if r.ran {
+				t.Errorf("%q ran in propose mode", r.name)
+			}
+		}
+	}
+	author := gitIn(t, remote, "log", "-1", "--format=%an <%ae>|%s", "pin/update")
+	if author != "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|pin: update analytics, forge and packages" {
+		t.Errorf("the commit: %s", author)
+	}
+	if files := gitIn(t, remote, "diff", "--name-only", "main", "pin/update"); files != "compose.pin.yaml\npin.lock.hcl" {
+		t.Errorf("the commit changes %q", files)
+	}
+}
+
+// TestCIProposeExample: examples/ci/propose.yml runs the Action in propose
+// mode on a weekly schedule, with inputs action.yml declares and the
+// permissions a pull request needs.
+func TestCIProposeExample(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "examples/ci/propose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On struct {
+			Schedule []struct {
+				Cron string `yaml:"cron"`
+			} `yaml:"schedule"`
+		} `yaml:"on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(src, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	actionSrc, _ := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
+	if err := yaml.Unmarshal(actionSrc, &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.On.Schedule) != 1 || len(strings.Fields(wf.On.Schedule[0].Cron)) != 5 || strings.Fields(wf.On.Schedule[0].Cron)[4] == "*" {
+		t.Errorf("schedule %+v: want one weekly cron", wf.On.Schedule)
+	}
+	if wf.Permissions["contents"] != "write" || wf.Permissions["pull-requests"] != "write" {
+		t.Errorf("permissions %v", wf.Permissions)
+	}
+	found := 0
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if !strings.HasPrefix(st.Uses, "pin-tool/pin@") {
+				continue
+			}
+			found++
+			if st.With["mode"] != "propose" {
+				t.Errorf("mode %q", st.With["mode"])
+			}
 			for k := range st.With {
 				if _, ok := a.Inputs[k]; !ok {
 					t.Errorf("the example passes %q, which action.yml does not declare", k)

@@ -133,6 +133,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	root.AddCommand(newVerifyCmd(g, s))
 	root.AddCommand(newInitCmd(g, s))
 	root.AddCommand(newExportCmd(g, s))
+	root.AddCommand(newProposeCmd(g, s))
 	setVersion(root)
 	return root
 }

@@ -3,8 +3,9 @@
 // a third one behind bearer-token auth (its token server and front door is
 // ./cmd/tokenserver), a Docker Engine on a private unix socket and on a
 // TLS port, an sshd in front of it, Podman's Docker-compatible API, two
-// registries over TLS (one requiring client certificates), and a
-// Kubernetes API server. CA makes and reads test certificates.
+// registries over TLS (one requiring client certificates), a
+// Kubernetes API server, a git daemon (NewGitRemote) and a Gitea
+// (GiteaServer). CA makes and reads test certificates.
 //
 // The servers are found through environment variables set by scripts/test:
 //
@@ -22,6 +23,11 @@
 //	PIN_TEST_PODMAN_HOST        Podman's Docker API, unix:///path/podman.sock
 //	PIN_TEST_REGISTRY_TLS       host:port of a registry over TLS (test CA)
 //	PIN_TEST_REGISTRY_MTLS      the same, requiring client certificates
+//	PIN_TEST_GIT_URL            git://127.0.0.1:PORT, a git daemon with receive-pack
+//	PIN_TEST_GIT_ROOT           the folder of the repositories it serves
+//	PIN_TEST_GITEA_URL          a Gitea, http://127.0.0.1:PORT
+//	PIN_TEST_GITEA_USER         its admin user
+//	PIN_TEST_GITEA_PASSWORD     its admin's password
 //
 // When a variable is missing or its server does not answer, the helpers skip
 // the test, except when CI is set: then they fail it, so that a CI run can

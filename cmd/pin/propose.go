@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/internal/forge"
+	forgegitea "github.com/pin-tool/pin/internal/forge/gitea"
+	forgegithub "github.com/pin-tool/pin/internal/forge/github"
+	"github.com/pin-tool/pin/internal/git"
+	"github.com/pin-tool/pin/internal/propose"
+	"github.com/pin-tool/pin/internal/source"
+)
+
+type proposeOptions struct {
+	*globalOptions
+	Remote, Base, BranchPrefix string
+	Forge, ForgeURL            string
+	Repository, TokenEnv       string
+	Split                      string
+	Groups                     []string
+	Template, BodyFile         string
+	DryRun                     bool
+	Exports                    propose.Exports
+	Modules                    []string
+}
+
+func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &proposeOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "propose [MODULE...]",
+		Short: "Carry the safe update to a pull or merge request",
+		Long: `propose runs in a clean git checkout. It fetches the base branch (the
+remote's default, or --base), resolves the catalogue there as pin resolve
+does, writes the lock and the exports the repository declares, checks the
+result with the cutover gate of pin plan against every host, and commits
+exactly those files on the fresh base, on a branch named from the group
+(pin/update). The branch is pushed with --force-with-lease, and not at all
+when the remote already holds the same result. Modules pin refuses are
+listed in the body and left as they are. The checkout itself is never
+touched: the work happens in a temporary work tree.
+
+--forge opens the request: none (push the branch only), gitlab (GitLab's
+merge request push options), agit (Gitea and Forgejo: refs/for/<base>/<topic>),
+gerrit (refs/for/<base>), all with push rights alone; github or gitea
+through their APIs, with a token ($GITHUB_TOKEN, $GITEA_TOKEN, or
+--token-env), finding pin's own open request by its marker and updating it.`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeModules(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				o.Modules = args
+			}
+			return runPropose(cmd.Context(), o, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Remote, "remote", "origin", "the git remote to fetch the base from and push to")
+	f.StringVar(&o.Base, "base", "", "the branch to propose for (default: the remote's default branch)")
+	f.StringVar(&o.BranchPrefix, "branch-prefix", "pin/", "what pin's branch names start with")
+	f.StringVar(&o.Forge, "forge", "none", "how to open the request: none, gitlab, agit, gerrit, github or gitea")
+	f.StringVar(&o.ForgeURL, "forge-url", "", "the forge's API (github: default $GITHUB_API_URL, else https://api.github.com/) or address (gitea: default from an http(s) remote)")
+	f.StringVar(&o.Repository, "repository", "", "OWNER/NAME on the forge (default: $GITHUB_REPOSITORY for github, else from the remote's URL)")
+	f.StringVar(&o.TokenEnv, "token-env", "", "the environment variable holding the API token (default: GITHUB_TOKEN, then GH_TOKEN, for github; GITEA_TOKEN for gitea)")
+	f.StringVar(&o.Split, "split", "none", "one proposal per run (none) or per module (module)")
+	f.StringArrayVar(&o.Groups, "group", nil, "a named group proposed together, NAME=MODULE,MODULE…; repeat for several")
+	f.StringVar(&o.Template, "template", "", "a Go text/template file for the commit message over the proposal (first line: the title)")
+	f.StringVar(&o.BodyFile, "body-file", "", "also write each proposal's body (Markdown) to this file")
+	f.BoolVar(&o.DryRun, "dry-run", false, "commit in a temporary work tree and print the proposal; push nothing, ask no forge")
+	f.StringArrayVar(&o.Exports.Compose.Files, "export-compose", nil, "a Compose file to export to (as pin export --compose); repeat to merge several")
+	f.StringVar(&o.Exports.Compose.ProjectName, "export-project-name", "", "the Compose project name of --export-compose")
+	f.StringArrayVar(&o.Exports.Compose.Profiles, "export-profile", nil, "a Compose profile of --export-compose")
+	f.BoolVar(&o.Exports.Compose.InPlace, "export-in-place", false, "rewrite the --export-compose files' image: values instead of writing the override")
+	f.StringArrayVar(&o.Exports.Manifests, "export-manifests", nil, "a folder of Kubernetes manifests to rewrite in place; repeat for several")
+	f.StringArrayVar(&o.Exports.Kustomize, "export-kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
+	f.StringArrayVar(&o.Exports.Env, "export-env", nil, "an env file of NAME_IMAGE= lines; repeat for several")
+	return cmd
+}
+
+func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
+	po, deps, err := o.wire(ctx, s)
+	if err != nil {
+		return err
+	}
+	res, err := propose.Run(ctx, po, deps)
+	if err != nil {
+		return proposeError(err, res, s)
+	}
+	if o.BodyFile != "" {
+		var bodies []string
+		for _, p := range res.Proposals {
+			bodies = append(bodies, p.Body)
+		}
+		if err := os.WriteFile(o.BodyFile, []byte(strings.Join(bodies, "\n---\n\n")), 0o644); err != nil {
+			return withCode(exitInput, fmt.Errorf("writing the body: %w", err))
+		}
+	}
+	if o.Format == "json" {
+		if err := writeJSON(s.Out, proposeOutput{Schema: JSONSchema, Command: "propose", Remote: res.Remote, Base: res.Base, BaseCommit: res.BaseCommit,
+			DryRun: res.DryRun, Proposals: nonNil(res.Proposals), Refused: nonNil(res.Refused)}); err != nil {
+			return err
+		}
+	} else {
+		var b strings.Builder
+		writePropose(&b, res)
+		if _, err := io.WriteString(s.Out, sanitize(b.String())); err != nil {
+			return err
+		}
+	}
+	if len(res.Refused) > 0 {
+		var names []string
+		for _, r := range res.Refused {
+			names = append(names, fmt.Sprintf("%q", r.Module))
+		}
+		return withCode(exitFindings, fmt.Errorf("refused module %s, left as the base has it; the others were proposed", joinAnd(names)))
+	}
+	return nil
+}
+
+// wire turns the flags into the run's options and adapters.
+func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, propose.Deps, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return propose.Options{}, propose.Deps{}, err
+	}
+	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: o.Lock, Exports: o.Exports, Remote: o.Remote, Base: o.Base,
+		BranchPrefix: o.BranchPrefix, Modules: o.Modules, Split: propose.Split(o.Split), DryRun: o.DryRun, Now: o.now()}
+	for _, spec := range o.Groups {
+		name, mods, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || mods == "" {
+			return po, propose.Deps{}, withCode(exitInput, fmt.Errorf("--group %q: write NAME=MODULE,MODULE…", spec))
+		}
+		po.Groups = append(po.Groups, propose.Group{Name: name, Modules: strings.Split(mods, ",")})
+	}
+	if o.Template != "" {
+		t, err := template.New(filepath.Base(o.Template)).Option("missingkey=error").ParseFiles(o.Template)
+		if err != nil {
+			return po, propose.Deps{}, withCode(exitInput, fmt.Errorf("--template: %w", err))
+		}
+		po.Template = t
+	}
+	g := git.Git{}
+	deps := propose.Deps{Git: g, Load: func(ctx context.Context, cat, lk string) (*source.Inputs, error) {
+		opts := *o.globalOptions
+		opts.Catalogue, opts.Lock = cat, lk
+		return load(ctx, &opts, s, "", nil)
+	}}
+	switch o.Forge {
+	case "none", "":
+		po.Convention = forge.ConventionBranch
+	case "gitlab", "agit", "gerrit":
+		po.Convention = forge.Convention(o.Forge)
+	case "github", "gitea":
+		po.Convention = forge.ConventionBranch
+		if !o.DryRun {
+			if deps.Requests, err = o.requests(ctx, g, wd); err != nil {
+				return po, deps, err
+			}
+		}
+	default:
+		return po, deps, withCode(exitInput, fmt.Errorf("--forge %q: write none, gitlab, agit, gerrit, github or gitea", o.Forge))
+	}
+	return po, deps, nil
+}
+
+// requests is the API of --forge github or gitea for the repository.
+func (o *proposeOptions) requests(ctx context.Context, g git.Git, wd string) (propose.Requests, error) {
+	envs := []string{"GITEA_TOKEN"}
+	if o.Forge == "github" {
+		envs = []string{"GITHUB_TOKEN", "GH_TOKEN"}
+	}
+	if o.TokenEnv != "" {
+		envs = []string{o.TokenEnv}
+	}
+	token := ""
+	for _, e := range envs {
+		if token = os.Getenv(e); token != "" {
+			break
+		}
+	}
+	if token == "" {
+		return nil, withCode(exitInput, fmt.Errorf("--forge %s needs an API token in $%s", o.Forge, strings.Join(envs, " or $")))
+	}
+	repo, api := o.Repository, o.ForgeURL
+	if o.Forge == "github" {
+		if repo == "" {
+			repo = os.Getenv("GITHUB_REPOSITORY")
+		}
+		if api == "" {
+			api = os.Getenv("GITHUB_API_URL")
+		}
+	}
+	if repo == "" || api == "" && o.Forge == "gitea" {
+		url, err := g.RemoteURL(ctx, wd, o.Remote)
+		if err != nil {
+			return nil, withCode(exitInput, fmt.Errorf("reading remote %s: %w", o.Remote, err))
+		}
+		r, err := forge.ParseRemote(url)
+		if err != nil {
+			return nil, withCode(exitInput, err)
+		}
+		if repo == "" {
+			repo = r.Owner + "/" + r.Name
+		}
+		if api == "" {
+			if r.Web == "" {
+				return nil, withCode(exitInput, fmt.Errorf("remote %s is not an http(s) URL: name Gitea's address with --forge-url", o.Remote))
+			}
+			api = r.Web
+		}
+	}
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return nil, withCode(exitInput, fmt.Errorf("--repository %q: write OWNER/NAME", repo))
+	}
+	client := &http.Client{Timeout: o.Timeout}
+	if o.Forge == "gitea" {
+		return forgegitea.New(api, token, owner, name, client), nil
+	}
+	r, err := forgegithub.New(api, token, owner, name, client)
+	if err != nil {
+		return nil, withCode(exitInput, err)
+	}
+	return r, nil
+}
+
+// proposeError maps a run's error to an exit code.
+func proposeError(err error, res *propose.Result, s streams) error {
+	var ee *exitError
+	var dirty *propose.DirtyError
+	var foreign *propose.ForeignBranchError
+	var gate *propose.ExportGateError
+	switch {
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &dirty):
+		return withCode(exitInput, err)
+	case errors.As(err, &foreign), errors.As(err, &gate):
+		return withCode(exitFindings, err)
+	case errors.Is(err, propose.ErrFailed) && res != nil && res.Plan != nil && res.Plan.Failed():
+		return withCode(failureCode(res.Plan), fmt.Errorf("%s; nothing proposed", failures(res.Plan)))
+	case errors.Is(err, propose.ErrRemote):
+		return withCode(exitSource, err)
+	}
+	return withCode(exitInput, err)
+}
+
+// proposeOutput is pin propose --format json (docs/schema/propose.schema.json).
+type proposeOutput struct {
+	Schema     int                 `json:"schema"`
+	Command    string              `json:"command"`
+	Remote     string              `json:"remote"`
+	Base       string              `json:"base"`
+	BaseCommit string              `json:"base_commit"`
+	DryRun     bool                `json:"dry_run"`
+	Proposals  []*propose.Proposal `json:"proposals"`
+	Refused    []propose.Refused   `json:"refused"`
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// writePropose renders a run for people.
+func writePropose(w io.Writer, res *propose.Result) {
+	fmt.Fprintf(w, "Proposing for %s/%s at %s.\n", res.Remote, res.Base, short12(res.BaseCommit))
+	for _, p := range res.Proposals {
+		fmt.Fprintf(w, "\n%s: %s\n", p.Branch, p.Title)
+		width := 0
+		for _, m := range p.Modules {
+			width = max(width, len(m.Name))
+		}
+		for _, m := range p.Modules {
+			fmt.Fprintf(w, "  %-*s  %s → %s  %s\n", width, m.Name, imageText(m.From), imageText(m.To), m.Verdict)
+			if m.Why != "" {
+				fmt.Fprintf(w, "  %-*s  why: %s\n", width, "", m.Why)
+			}
+		}
+		fmt.Fprintf(w, "  files    %s\n", strings.Join(p.Files, ", "))
+		fmt.Fprintf(w, "  commit   %s\n", short12(p.Commit))
+		switch p.Outcome {
+		case propose.OutcomePushed:
+			fmt.Fprintf(w, "  pushed   %s (%s)\n", p.Push.Ref, p.Push.Status)
+			for _, l := range p.Push.Remote {
+				fmt.Fprintf(w, "  remote   %s\n", l)
+			}
+		case propose.OutcomeUpToDate:
+			fmt.Fprintf(w, "  pushed   nothing: %s already holds this proposal\n", res.Remote)
+		case propose.OutcomeDryRun:
+			fmt.Fprintf(w, "  pushed   nothing (--dry-run)\n")
+		case propose.OutcomeDeclined:
+			fmt.Fprintf(w, "  pushed   nothing: request #%d with this very result was closed; a new result will be proposed\n", p.Request.Number)
+		}
+		if p.Outcome == propose.OutcomeDeclined {
+			continue
+		}
+		if p.Request != nil {
+			fmt.Fprintf(w, "  request  #%d %s: %s\n", p.Request.Number, p.Request.Action, p.Request.URL)
+		}
+	}
+	if len(res.Refused) > 0 {
+		fmt.Fprintf(w, "\nRefused, not changed:\n")
+		for _, r := range res.Refused {
+			fmt.Fprintf(w, "%s\n", r.Message)
+		}
+	}
+	fmt.Fprintln(w)
+	pushed := 0
+	for _, p := range res.Proposals {
+		if p.Outcome == propose.OutcomePushed {
+			pushed++
+		}
+	}
+	switch {
+	case len(res.Proposals) == 0:
+		fmt.Fprintln(w, "No change: the lock and its exports are what pin resolve writes. Nothing pushed.")
+	case res.DryRun:
+		fmt.Fprintf(w, "%d proposal(s), dry run: nothing pushed.\n", len(res.Proposals))
+	case pushed == 0:
+		fmt.Fprintf(w, "Nothing pushed: %s already holds every proposal.\n", res.Remote)
+	default:
+		fmt.Fprintf(w, "%d of %d proposal(s) pushed.\n", pushed, len(res.Proposals))
+	}
+}
+
+func imageText(i *propose.Image) string {
+	switch {
+	case i == nil:
+		return "(none)"
+	case i.Version != "":
+		return i.Version
+	case i.Tag != "" && i.Created != "":
+		return i.Tag + " (built " + i.Created[:10] + ")"
+	case i.Tag != "":
+		return i.Tag
+	case i.Created != "":
+		return short12(i.Digest) + " (built " + i.Created[:10] + ")"
+	}
+	return short12(i.Digest)
+}
+
+func short12(s string) string {
+	s = strings.TrimPrefix(s, "sha256:")
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

@@ -1,0 +1,8 @@
+// Package gitea opens and updates pin propose's pull requests through
+// Gitea's (and Forgejo's) REST API, with code.gitea.io/sdk/gitea: list
+// the open pulls of a repository (GET /api/v1/repos/{owner}/{repo}/pulls,
+// kept where head and base match), open one (POST …/pulls with head,
+// base, title, body) and update its title and body (PATCH
+// …/pulls/{index}). Its tests run against a real Gitea that scripts/test
+// starts.
+package gitea
