@@ -18,13 +18,13 @@ import (
 // retried; others are not.
 func TestBusyErrors(t *testing.T) {
 	for err, want := range map[error]bool{
-		windows.ERROR_ACCESS_DENIED:     true,
-		windows.ERROR_SHARING_VIOLATION: true,
-		windows.ERROR_LOCK_VIOLATION:    true,
+		windows.ERROR_ACCESS_DENIED:                               true,
+		windows.ERROR_SHARING_VIOLATION:                           true,
+		windows.ERROR_LOCK_VIOLATION:                              true,
 		fmt.Errorf("moving: %w", windows.ERROR_SHARING_VIOLATION): true,
-		windows.ERROR_FILE_NOT_FOUND: false,
-		windows.ERROR_DISK_FULL:      false,
-		errors.New("other"):          false,
+		windows.ERROR_FILE_NOT_FOUND:                              false,
+		windows.ERROR_DISK_FULL:                                   false,
+		errors.New("other"):                                       false,
 	} {
 		if got := busy(err); got != want {
 			t.Errorf("busy(%v) = %v, want %v", err, got, want)
