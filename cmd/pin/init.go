@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/imageref"
@@ -208,8 +209,16 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
 	}
 	if len(add) > 0 {
-		if err := writeAtomic(target, rendered); err != nil {
-			return withCode(exitInput, fmt.Errorf("writing catalogue %s: %w", target, err))
+		// Appended to the bytes read, written only while the file still
+		// holds them: an edit made meanwhile is never lost.
+		if _, err := atomicfile.Write(target, rendered, atomicfile.Options{Since: &old}); err != nil {
+			switch {
+			case errors.Is(err, atomicfile.ErrChanged):
+				err = fmt.Errorf("%w: it changed while pin init ran; run pin init again", err)
+			case errors.Is(err, atomicfile.ErrDanglingLink):
+				err = fmt.Errorf("%w: create the file it names, or remove the link", err)
+			}
+			return withCode(exitInput, fmt.Errorf("writing catalogue %w; nothing written", err))
 		}
 		out.Written = true
 	}
