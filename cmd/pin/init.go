@@ -199,14 +199,14 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		printDiags(s, c.Files, diags)
 		return withCode(exitInput, fmt.Errorf("the modules init would add do not load; nothing written: %w", errReported))
 	}
-	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []exportSkip{}}
+	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []initSkip{}}
 	for _, c := range add {
 		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
 		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
 		out.Added = append(out.Added, a)
 	}
 	for _, sk := range skips {
-		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
+		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why})
 	}
 	if len(add) > 0 {
 		// Appended to the bytes read, written only while the file still
@@ -246,7 +246,12 @@ type initOutput struct {
 	Catalogue string       `json:"catalogue"`
 	Written   bool         `json:"written"`
 	Added     []initAdded  `json:"added"`
-	Skipped   []exportSkip `json:"skipped"`
+	Skipped   []initSkip   `json:"skipped"`
+}
+
+type initSkip struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
 }
 
 type initAdded struct {
