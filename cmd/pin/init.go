@@ -241,12 +241,12 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 
 // initOutput is pin init's result, the JSON of --format json.
 type initOutput struct {
-	Schema    int          `json:"schema"`
-	Command   string       `json:"command"`
-	Catalogue string       `json:"catalogue"`
-	Written   bool         `json:"written"`
-	Added     []initAdded  `json:"added"`
-	Skipped   []initSkip   `json:"skipped"`
+	Schema    int         `json:"schema"`
+	Command   string      `json:"command"`
+	Catalogue string      `json:"catalogue"`
+	Written   bool        `json:"written"`
+	Added     []initAdded `json:"added"`
+	Skipped   []initSkip  `json:"skipped"`
 }
 
 type initSkip struct {
