@@ -243,7 +243,17 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		for _, err := range refused {
 			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
 		}
-		return withCode(exitFindings, fmt.Errorf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves, %d reference(s) a module covers could not be checked; run pin export without --check", changed, len(out.Findings), unwritten))
+		var why []string
+		if changed > 0 || len(out.Findings) > 0 {
+			why = append(why, fmt.Sprintf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves: run pin export without --check", changed, len(out.Findings)))
+		}
+		if unwritten > 0 {
+			why = append(why, fmt.Sprintf("%d reference(s) a module covers could not be checked: write them as said above", unwritten))
+		}
+		if len(why) == 0 {
+			why = append(why, "a file pin would write is not pin's (said above)")
+		}
+		return withCode(exitFindings, errors.New(strings.Join(why, "; ")))
 	}
 	if unwritten > 0 {
 		return withCode(exitFindings, fmt.Errorf("%d reference(s) a module covers could not be written (said above); what could be was", unwritten))
