@@ -6,20 +6,25 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pin-tool/pin/internal/atomicfile"
 )
 
 // DefaultPath is the lockfile used when none is named.
 const DefaultPath = "pin.lock.hcl"
 
-// Load reads the lockfile at path. A missing file is an empty lock.
+// Load reads the lockfile at path. A missing file is an empty lock; a
+// symbolic link to a file that does not exist is an error, not an empty
+// lock (its floors would be lost, and the write refused at the end).
 func Load(path string) (*Lock, []byte, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if target, err := os.Readlink(path); err == nil {
+			return &Lock{}, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Lockfile link names no file",
+				Detail: fmt.Sprintf("%s is a symbolic link to %s, which does not exist (or is a link to nothing). Create the file it names (an empty file is an empty lock), or remove the link to start a lock here.", path, target)}}
+		}
 		return &Lock{}, nil, nil
 	}
 	if err != nil {
@@ -36,42 +41,44 @@ func Save(path string, l *Lock) (bool, error) {
 }
 
 // RemoveStale removes the temporary files that writes of the lock at path
-// left in its folder when they were killed before renaming them (renameio
-// names them "." + the lock's name + a random number), and returns the
-// paths removed. Only call it while no write of that lock can be under way:
-// pin holds a lock on the folder.
+// (or of the file a symbolic link at path names) left in its folder when
+// they were killed before renaming them ("." + the lock's name + a random
+// number), and returns the paths removed. Only call it while no write of
+// that lock can be under way: pin holds a lock on the folder.
 func RemoveStale(path string) ([]string, error) {
-	dir, base := filepath.Dir(path), "."+filepath.Base(path)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var removed []string
-	var errs []error
-	for _, e := range entries {
-		digits, ok := strings.CutPrefix(e.Name(), base)
-		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if err := os.Remove(p); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed = append(removed, p)
-	}
-	return removed, errors.Join(errs...)
+	return atomicfile.RemoveStale(path)
 }
 
 // WriteFile is Save for a lock already formatted: b is Format's output,
-// written atomically (a temporary file in the lock's own folder, renamed
-// over it) and only when it differs from what the file holds.
+// written only when it differs from what the file holds, atomically: a
+// temporary file in the folder of the lock (of the file a symbolic link
+// at path names, which stays a link), with the lock's mode and owner,
+// synced and renamed over it.
+//
+// A file that is not a lock pin wrote is never replaced: a lock is pin's
+// when it starts with the header Format writes, or else parses as a lock.
+// A link to nothing is refused too. The file is then as it was.
 func WriteFile(path string, b []byte) (bool, error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
-		return false, nil
+	wrote, err := atomicfile.Write(path, b, atomicfile.Options{Mode: 0o644, Owned: IsPins})
+	switch {
+	case errors.Is(err, atomicfile.ErrNotOwned):
+		return false, fmt.Errorf("writing lockfile %w: it is not a lock (no pin header, and it does not parse as one); move it away or name another lockfile", err)
+	case errors.Is(err, atomicfile.ErrDanglingLink):
+		return false, fmt.Errorf("writing lockfile %w: create the file it names, or remove the link", err)
+	case err != nil:
+		return false, fmt.Errorf("writing lockfile %w", err)
 	}
-	if err := renameio.WriteFile(path, b, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(path))); err != nil {
-		return false, fmt.Errorf("writing lockfile %s: %w", path, err)
+	return wrote, nil
+}
+
+// IsPins reports whether b, the content of a lockfile, is a lock pin wrote:
+// it starts with the first line of the header Format writes, or else it
+// parses as a lock without errors (a lock whose comments were removed).
+func IsPins(b []byte) bool {
+	first, _, _ := bytes.Cut([]byte(header), []byte("\n"))
+	if bytes.HasPrefix(b, first) {
+		return true
 	}
-	return true, nil
+	_, diags := Parse(b, DefaultPath)
+	return !diags.HasErrors()
 }

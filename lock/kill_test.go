@@ -59,8 +59,8 @@ func TestSaveSurvivesKill(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	// renameio puts its temporary file in $TMPDIR when that is on the
-	// lock's filesystem, else next to the lock: both are watched.
+	// The writer puts its temporary file next to the lock, never in
+	// $TMPDIR: both are watched, to tell.
 	tmp := filepath.Join(dir, "tmp")
 	lockDir := filepath.Join(dir, "lock")
 	for _, d := range []string{tmp, lockDir} {

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
 	"github.com/pin-tool/pin/internal/source"
@@ -26,6 +26,7 @@ type exportOptions struct {
 	Kustomize string
 	Env       string
 	Check     bool
+	Force     bool
 }
 
 func newExportCmd(g *globalOptions, s streams) *cobra.Command {
@@ -58,8 +59,14 @@ Before writing, export previews the cutover on every host (as pin plan
 does): it refuses, exit 1, when the lock would downgrade what a host runs,
 or cannot be ordered against it. --check writes nothing and exits 1 when a
 file disagrees with the lock. A reference whose tag and digest disagree
-with the lock is reported with file:line. Writes are atomic, and a second
-run changes nothing.`,
+with the lock is reported with file:line. A reference a module covers that
+export cannot write (a variable, a YAML alias or block scalar, a module not
+in the lock) is named, and the run exits 1, --check too.
+
+Writes are atomic, follow symbolic links to the file they name, keep its
+mode, and a second run changes nothing. An override file pin did not write
+(it lacks pin's header) is never replaced without --force; a file that
+changed while export ran is never replaced.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runExport(cmd.Context(), o, s)
@@ -71,6 +78,7 @@ run changes nothing.`,
 	cmd.Flags().StringVar(&o.Kustomize, "kustomize", "", "a kustomize folder whose kustomization.yaml gets images: entries")
 	cmd.Flags().StringVar(&o.Env, "env", "", "an env file to write NAME_IMAGE= lines into")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
 	return cmd
 }
 
@@ -168,12 +176,13 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 
 	out := exportOutput{Schema: JSONSchema, Command: "export", Check: o.Check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
 	seen := map[string]bool{}
+	var files []export.File
 	for _, r := range results {
 		for _, e := range r.Entries {
 			out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
 		}
 		for _, sk := range r.Skipped {
-			out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
+			out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why, Unwritten: sk.Unwritten})
 		}
 		for _, f := range r.Findings {
 			out.Findings = append(out.Findings, exportFinding{Where: f.Where, Message: f.Msg})
@@ -182,25 +191,41 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 			if !seen[f.Path] {
 				seen[f.Path] = true
 				out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed()})
+				files = append(files, f)
 			}
 		}
 	}
 	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
-	changed := 0
+	changed, unwritten := 0, 0
 	for _, f := range out.Files {
 		if f.Changed {
 			changed++
 		}
 	}
+	for _, sk := range out.Skipped {
+		if sk.Unwritten {
+			unwritten++
+		}
+	}
+	// Every file is checked before any is written: a refusal writes none.
+	var refused []error
+	for _, f := range files {
+		if f.Changed() {
+			if _, err := atomicfile.Check(f.Path, f.Bytes, writeOptions(f, o.Force)); err != nil {
+				refused = append(refused, explainWrite(err))
+			}
+		}
+	}
+	if len(refused) > 0 && !o.Check {
+		return withCode(exitInput, fmt.Errorf("%w; nothing written", errors.Join(refused...)))
+	}
 	if !o.Check {
-		for _, r := range results {
-			for _, f := range r.Files {
-				if !f.Changed() {
-					continue
-				}
-				if err := writeAtomic(f.Path, f.Bytes); err != nil {
-					return withCode(exitInput, fmt.Errorf("writing %s: %w", f.Path, err))
-				}
+		for _, f := range files {
+			if !f.Changed() {
+				continue
+			}
+			if _, err := atomicfile.Write(f.Path, f.Bytes, writeOptions(f, o.Force)); err != nil {
+				return withCode(exitInput, explainWrite(err))
 			}
 		}
 		for i := range out.Files {
@@ -214,10 +239,49 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	} else {
 		writeExport(s, out)
 	}
-	if o.Check && (changed > 0 || len(out.Findings) > 0) {
-		return withCode(exitFindings, fmt.Errorf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves; run pin export without --check", changed, len(out.Findings)))
+	if o.Check && (changed > 0 || len(out.Findings) > 0 || unwritten > 0 || len(refused) > 0) {
+		for _, err := range refused {
+			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
+		}
+		var why []string
+		if changed > 0 || len(out.Findings) > 0 {
+			why = append(why, fmt.Sprintf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves: run pin export without --check", changed, len(out.Findings)))
+		}
+		if unwritten > 0 {
+			why = append(why, fmt.Sprintf("%d reference(s) a module covers could not be checked: write them as said above", unwritten))
+		}
+		if len(why) == 0 {
+			why = append(why, "a file pin would write is not pin's (said above)")
+		}
+		return withCode(exitFindings, errors.New(strings.Join(why, "; ")))
+	}
+	if unwritten > 0 {
+		return withCode(exitFindings, fmt.Errorf("%d reference(s) a module covers could not be written (said above); what could be was", unwritten))
 	}
 	return nil
+}
+
+// writeOptions is how export writes f: an override only over pin's own
+// (or with --force), a file it edits only while it holds what was read.
+func writeOptions(f export.File, force bool) atomicfile.Options {
+	if f.Owned != nil {
+		return atomicfile.Options{Owned: f.Owned, Force: force}
+	}
+	old := f.Old
+	return atomicfile.Options{Since: &old}
+}
+
+// explainWrite adds to a refused write what to do about it.
+func explainWrite(err error) error {
+	switch {
+	case errors.Is(err, atomicfile.ErrNotOwned):
+		return fmt.Errorf("%w: it lacks the header pin writes, so a person wrote it; pass --force to replace it, or move it away", err)
+	case errors.Is(err, atomicfile.ErrChanged):
+		return fmt.Errorf("%w: it changed while pin export ran; run pin export again", err)
+	case errors.Is(err, atomicfile.ErrDanglingLink):
+		return fmt.Errorf("%w: create the file it names, or remove the link", err)
+	}
+	return fmt.Errorf("writing %w", err)
 }
 
 // exportOutput is pin export's result, the JSON of --format json.
@@ -250,6 +314,9 @@ type exportEntry struct {
 type exportSkip struct {
 	What string `json:"what"`
 	Why  string `json:"why"`
+	// Unwritten: a module covers it and export could not write (or
+	// check) it; the run exits 1.
+	Unwritten bool `json:"unwritten"`
 }
 
 type exportFinding struct {
@@ -266,7 +333,17 @@ func writeExport(s streams, out exportOutput) {
 			fmt.Fprintf(s.Out, "%s: %s → %s (module %s)\n", sanitize(e.Where), orNone(sanitize(e.Old)), sanitize(e.New), e.Module)
 		}
 	}
+	verb := "cannot write"
+	if out.Check {
+		verb = "cannot check"
+	}
+	unwritten := 0
 	for _, sk := range out.Skipped {
+		if sk.Unwritten {
+			unwritten++
+			fmt.Fprintf(s.Err, "%s %s: %s\n", verb, sanitize(sk.What), sanitize(sk.Why))
+			continue
+		}
 		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
 	}
 	for _, f := range out.Findings {
@@ -284,7 +361,7 @@ func writeExport(s streams, out exportOutput) {
 		}
 	}
 	switch {
-	case changed > 0:
+	case changed > 0, unwritten > 0:
 	case out.Check && len(out.Findings) == 0:
 		fmt.Fprintln(s.Out, "Every file agrees with the lock.")
 	case !out.Check:
@@ -373,12 +450,6 @@ func readFiles(paths []string) (map[string][]byte, error) {
 		srcs[f] = b
 	}
 	return srcs, nil
-}
-
-// writeAtomic replaces path with b atomically (a temporary file in the same
-// folder, renamed), keeping the permissions of the file it replaces.
-func writeAtomic(path string, b []byte) error {
-	return renameio.WriteFile(path, b, 0o644, renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(path)))
 }
 
 func readIfExists(path string) ([]byte, error) {

@@ -6,9 +6,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
+	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -50,8 +51,8 @@ func writeSnapshot(path string, seen observe.Observed, hostName string) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, b, 0o644); err != nil {
-		return withCode(exitInput, fmt.Errorf("writing snapshot %s: %w", path, err))
+	if _, err := atomicfile.Write(path, b, atomicfile.Options{Owned: host.IsPinsSnapshot}); err != nil {
+		return withCode(exitInput, fmt.Errorf("writing snapshot %w; name another file with --snapshot, or move it away", err))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/imageref"
@@ -198,18 +199,26 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		printDiags(s, c.Files, diags)
 		return withCode(exitInput, fmt.Errorf("the modules init would add do not load; nothing written: %w", errReported))
 	}
-	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []exportSkip{}}
+	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []initSkip{}}
 	for _, c := range add {
 		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
 		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
 		out.Added = append(out.Added, a)
 	}
 	for _, sk := range skips {
-		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why})
+		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why})
 	}
 	if len(add) > 0 {
-		if err := writeAtomic(target, rendered); err != nil {
-			return withCode(exitInput, fmt.Errorf("writing catalogue %s: %w", target, err))
+		// Appended to the bytes read, written only while the file still
+		// holds them: an edit made meanwhile is never lost.
+		if _, err := atomicfile.Write(target, rendered, atomicfile.Options{Since: &old}); err != nil {
+			switch {
+			case errors.Is(err, atomicfile.ErrChanged):
+				err = fmt.Errorf("%w: it changed while pin init ran; run pin init again", err)
+			case errors.Is(err, atomicfile.ErrDanglingLink):
+				err = fmt.Errorf("%w: create the file it names, or remove the link", err)
+			}
+			return withCode(exitInput, fmt.Errorf("writing catalogue %w; nothing written", err))
 		}
 		out.Written = true
 	}
@@ -232,12 +241,17 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 
 // initOutput is pin init's result, the JSON of --format json.
 type initOutput struct {
-	Schema    int          `json:"schema"`
-	Command   string       `json:"command"`
-	Catalogue string       `json:"catalogue"`
-	Written   bool         `json:"written"`
-	Added     []initAdded  `json:"added"`
-	Skipped   []exportSkip `json:"skipped"`
+	Schema    int         `json:"schema"`
+	Command   string      `json:"command"`
+	Catalogue string      `json:"catalogue"`
+	Written   bool        `json:"written"`
+	Added     []initAdded `json:"added"`
+	Skipped   []initSkip  `json:"skipped"`
+}
+
+type initSkip struct {
+	What string `json:"what"`
+	Why  string `json:"why"`
 }
 
 type initAdded struct {

@@ -188,8 +188,9 @@ func TestManifestsInitAndExport(t *testing.T) {
 
 // TestComposeInPlace: export --compose --in-place rewrites only the image
 // values of the services a module covers, keeping comments and quoting;
-// an image written with a variable is skipped with the reason; a second
-// run and --check agree.
+// an image written with a variable is not written, with the reason, and
+// the run exits 1 while the variable reads another image than the lock's;
+// set to the locked image, a second run and --check agree.
 func TestComposeInPlace(t *testing.T) {
 	dir := t.TempDir()
 	src := `# deploy of the stack
@@ -216,9 +217,10 @@ module "web" {
 	lk := &lock.Lock{Modules: []*lock.Module{{Name: "web", Policy: "at-least-running", Image: "registry.example.org/pin/web", Tag: "latest", Digest: digWeb, Source: "pin", Reason: "test"}}}
 	os.WriteFile(filepath.Join(dir, "pin.lock.hcl"), lock.Format(lk), 0o644)
 	r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--offline")
-	if r.code != 0 || !strings.Contains(r.stdout, "skipped stack/compose.yaml:7, service cache: the image is set through a variable") {
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot write stack/compose.yaml:7, service cache: it reads registry.example.org/pin/web:latest here, not the locked registry.example.org/pin/web:latest@"+digWeb+", and the image is set through a variable") {
 		t.Fatalf("export --in-place: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	t.Setenv("CACHE_IMAGE", "registry.example.org/pin/web:latest@"+digWeb)
 	got, _ := os.ReadFile(filepath.Join(dir, "stack/compose.yaml"))
 	if want := strings.Replace(src, `web:latest"`, `web:latest@`+digWeb+`"`, 1); string(got) != want {
 		t.Fatalf("compose.yaml:\n%s\nwant:\n%s", got, want)
@@ -234,7 +236,10 @@ module "web" {
 	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil {
 		t.Fatalf("--check --format json after export: exit %d (%v)\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
-	if len(out.Files) != 1 || out.Files[0].Changed || out.Files[0].Written || len(out.References) != 1 || out.References[0].New != "registry.example.org/pin/web:latest@"+digWeb {
+	// Both services are references: web written, cache read through its
+	// variable.
+	if len(out.Files) != 1 || out.Files[0].Changed || out.Files[0].Written || len(out.References) != 2 ||
+		out.References[0].New != "registry.example.org/pin/web:latest@"+digWeb || out.References[1].New != out.References[0].New {
 		t.Errorf("json: %+v", out)
 	}
 	if r := pin(t, dir, "export", "--compose", "stack/compose.yaml", "--in-place", "--offline"); r.code != 0 || !strings.Contains(r.stdout, "Nothing to write") {

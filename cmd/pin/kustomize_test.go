@@ -34,9 +34,25 @@ func kustomizeRender(t *testing.T, dir string) string {
 	return string(out)
 }
 
+// kustomization has an images: list that a person started, with comments
+// pin export keeps: an entry for forge, written before the lock, and one
+// held back by hand.
+const kustomization = `# forge
+resources:
+- forge.yaml
+namespace: forge
+images: # forge by pin export, postgres by hand
+# forge, from the lock
+- name: registry.example.org/forge/forgejo
+  newTag: "1.22.6" # was the pin
+- name: postgres # held back
+  newTag: "16"
+`
+
 // TestKustomizeRendersTheLock: the images: entries pin export writes make
 // kustomize render every container, init containers included, at exactly
-// the locked reference, and leave other images alone.
+// the locked reference, and leave other images alone; the list's comments
+// stay.
 func TestKustomizeRendersTheLock(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -54,7 +70,7 @@ spec:
           containers:
           - {name: dump, image: "postgres:16"}
 `,
-		"k8s/kustomization.yaml": "# forge\nresources:\n- forge.yaml\nnamespace: forge\n",
+		"k8s/kustomization.yaml": kustomization,
 		"catalogue.hcl": `module "forge" {
   image  = "registry.example.org/forge/forgejo"
   policy = "at-least-running"
@@ -67,8 +83,19 @@ spec:
 	if r := pin(t, dir, "export", "--kustomize", "k8s"); r.code != 0 {
 		t.Fatalf("export --kustomize: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	got, _ := os.ReadFile(filepath.Join(dir, "k8s", "kustomization.yaml"))
+	want := strings.Replace(kustomization, `- name: registry.example.org/forge/forgejo
+  newTag: "1.22.6" # was the pin
+`, `- name: registry.example.org/forge/forgejo
+  newTag: "1.27.3" # was the pin
+  newName: registry.example.org/forge/forgejo
+  digest: `+digForge+`
+`, 1)
+	if string(got) != want {
+		t.Errorf("kustomization.yaml:\n%s\nwant:\n%s", got, want)
+	}
 	out := kustomizeRender(t, filepath.Join(dir, "k8s"))
-	want := "image: registry.example.org/forge/forgejo:1.27.3@" + digForge
+	want = "image: registry.example.org/forge/forgejo:1.27.3@" + digForge
 	if n := strings.Count(out, want); n != 2 {
 		t.Errorf("rendered %d containers at %s, want 2 (init container and container):\n%s", n, want, out)
 	}

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
@@ -74,31 +70,6 @@ func printDiags(s streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 			fmt.Fprintf(s.Err, "%s: %s\n", sev, sanitize(d.Summary))
 		}
 	}
-}
-
-// lockDir takes an exclusive lock on the lockfile's folder, so that two runs
-// that write the same lock do not interleave; a second run waits.
-func lockDir(ctx context.Context, lockPath string, s streams) (func(), error) {
-	dir, err := filepath.Abs(filepath.Dir(lockPath))
-	if err != nil {
-		return nil, withCode(exitInput, fmt.Errorf("locking the folder of %s: %w", lockPath, err))
-	}
-	fl := flock.New(dir, flock.SetFlag(os.O_RDONLY))
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, withCode(exitInput, fmt.Errorf("locking %s: %w", dir, err))
-	}
-	if !ok {
-		who := "another pin run"
-		if pid := lockHolder(dir); pid > 0 {
-			who = fmt.Sprintf("another pin run (process %d)", pid)
-		}
-		fmt.Fprintf(s.Err, "pin: waiting for %s to release %s\n", who, dir)
-		if _, err := fl.TryLockContext(ctx, 100*time.Millisecond); err != nil {
-			return nil, withCode(exitInput, fmt.Errorf("waiting for the lock on %s: %w", dir, err))
-		}
-	}
-	return func() { _ = fl.Unlock() }, nil
 }
 
 func runResolve(ctx context.Context, o *resolveOptions, s streams) error {

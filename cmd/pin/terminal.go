@@ -12,7 +12,9 @@ import (
 
 func useColor(w io.Writer) bool { return isTerminal(w) && os.Getenv("NO_COLOR") == "" }
 
-// isTerminal reports whether w is a terminal (a character device).
+// isTerminal reports whether w is a terminal that shows the escape
+// sequences of colour and the progress line: a character device, and on
+// Windows a console that takes them (escapes).
 // golang.org/x/term is not a requirement of the module, and a character
 // device is all the colour and progress decisions need.
 func isTerminal(w io.Writer) bool {
@@ -21,7 +23,7 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && escapes(f)
 }
 
 // progressDelay is how long a run goes before its progress line shows:

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +18,8 @@ const module = "github.com/pin-tool/pin"
 // pkg is what "go list -json" says of one package.
 type pkg struct {
 	ImportPath string
+	Dir        string
+	GoFiles    []string
 	Imports    []string
 	Deps       []string
 }
@@ -58,14 +63,50 @@ var (
 		module + "/internal/testenv", module + "/internal/testimage", module + "/internal/faultproxy"}
 )
 
+// writer is the one package that writes users' files; it depends on no
+// other package of pin.
+const writer = module + "/internal/atomicfile"
+
 // TestLockImportsNoPinPackage: the lockfile model stands alone, so that a
 // lock can be read and written by anything, and nothing it does depends on
-// how pin decides.
+// how pin decides. Its one pin import is the file writer, which stands
+// alone too.
 func TestLockImportsNoPinPackage(t *testing.T) {
-	p := list(t)[module+"/lock"]
-	for _, d := range p.Deps {
-		if hasPrefix(d, module) {
+	pkgs := list(t)
+	for _, d := range pkgs[module+"/lock"].Deps {
+		if hasPrefix(d, module) && d != writer {
 			t.Errorf("lock depends on %s", d)
+		}
+	}
+	for _, d := range pkgs[writer].Deps {
+		if hasPrefix(d, module) {
+			t.Errorf("%s depends on %s", writer, d)
+		}
+	}
+}
+
+// TestOneFileWriter: what the pin binary writes, it writes through the
+// one writer (links followed, modes kept, never a file pin did not
+// write), so no package of the binary writes or renames a file itself.
+// The registry cache writes pin's own files in pin's own folder.
+func TestOneFileWriter(t *testing.T) {
+	calls := regexp.MustCompile(`\bos\.(WriteFile|Rename|Create)\(|\brenameio\.`)
+	pkgs := list(t)
+	for _, path := range append(pkgs[module+"/cmd/pin"].Deps, module+"/cmd/pin") {
+		p, ok := pkgs[path]
+		if !ok || path == writer || path == module+"/internal/registry" {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			b, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if calls.MatchString(line) {
+					t.Errorf("%s:%d: %s: write through %s", filepath.Join(path, f), i+1, strings.TrimSpace(line), writer)
+				}
+			}
 		}
 	}
 }

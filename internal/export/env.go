@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -22,22 +21,26 @@ func EnvName(module string) string {
 }
 
 // Env writes one NAME_IMAGE=repository:tag@digest line for each locked
-// module of the catalogue into an env file (old, nil when absent): lines
-// of those variables are replaced where they are, missing ones appended in
-// module order, every other line kept.
+// module of the catalogue into an env file (old, nil when absent): every
+// line that assigns one of those variables is replaced where it is (a
+// name assigned twice is rewritten twice: the last is what a shell,
+// Compose's .env and --env-file use), missing ones appended in module
+// order, every other line kept. A module not in the lock is unwritten.
 func Env(path string, cov *Coverage, old []byte) Result {
 	var r Result
 	want := map[string]string{}
+	entry := map[string]int{} // name → its index in r.Entries
 	var order []string
 	for _, m := range cov.cat.Modules {
 		e, why := cov.Locked(m)
 		if e == nil {
-			r.Skipped = append(r.Skipped, Skip{What: "module " + m.Name, Why: why})
+			r.Skipped = append(r.Skipped, Skip{What: "module " + m.Name, Why: why, Unwritten: true})
 			continue
 		}
 		n := EnvName(m.Name)
 		want[n] = Reference(e, "")
 		order = append(order, n)
+		entry[n] = len(r.Entries)
 		r.Entries = append(r.Entries, Entry{Where: path + ", " + n, Module: m.Name, New: want[n]})
 	}
 	var lines [][]byte
@@ -56,18 +59,21 @@ func Env(path string, cov *Coverage, old []byte) Result {
 			prefix, k = "export ", rest
 		}
 		k = strings.TrimSpace(k)
-		if ref, mine := want[k]; mine && !done[k] {
-			done[k] = true
-			for j := range r.Entries {
-				if strings.HasSuffix(r.Entries[j].Where, ", "+k) {
-					r.Entries[j].Old = strings.Trim(strings.TrimSpace(v), `"'`)
-				}
-			}
-			lines[i] = fmt.Appendf(nil, "%s%s=%s", prefix, k, ref)
+		ref, mine := want[k]
+		if !mine {
+			continue
 		}
+		done[k] = true
+		// The last assignment is the one that counts: Old is its value.
+		r.Entries[entry[k]].Old = strings.Trim(strings.TrimSpace(v), `"'`)
+		cr := ""
+		if bytes.HasSuffix(l, []byte("\r")) {
+			cr = "\r" // a file saved with CRLF keeps its line ends
+		}
+		lines[i] = fmt.Appendf(nil, "%s%s=%s%s", prefix, k, ref, cr)
 	}
 	for _, n := range order {
-		if !done[n] && !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.HasPrefix(l, []byte(n+"=")) }) {
+		if !done[n] {
 			lines = append(lines, fmt.Appendf(nil, "%s=%s", n, want[n]))
 		}
 	}

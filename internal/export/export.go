@@ -17,6 +17,11 @@ type File struct {
 	// Bytes is the new content; Old the content read (nil when the file
 	// did not exist).
 	Bytes, Old []byte
+	// Owned, for a file export writes whole (the Compose override), tells
+	// whether content found at Path is pin's own: another file is not
+	// replaced unless forced. Nil for a file export edits, every other
+	// byte kept, which is written only while it holds Old.
+	Owned func(content []byte) bool
 }
 
 // Changed reports whether the file's content would change.
@@ -33,7 +38,14 @@ type Entry struct {
 }
 
 // Skip is a reference export leaves alone, and why.
-type Skip struct{ What, Why string }
+type Skip struct {
+	What, Why string
+	// Unwritten: a module covers the reference (or may: pin cannot tell),
+	// and export could not write it, or check it against the lock: the
+	// run does not pass. A reference no module covers, or a service with
+	// no image, is only said.
+	Unwritten bool
+}
 
 // Finding is a reference in a user's file that contradicts itself or the
 // lock: its tag and digest disagree. Where is file:line.
@@ -91,6 +103,11 @@ func (c *Coverage) Workload(object, container, ref string) (*catalogue.Module, s
 // Image returns the one module whose image is ref's repository.
 func (c *Coverage) Image(ref string) (*catalogue.Module, string) { return c.byRepository(ref) }
 
+// notCovered is the start of the reason byRepository gives for a valid
+// reference whose repository no module has: the one reason that says the
+// reference is not pin's to write.
+const notCovered = "no module has image "
+
 func (c *Coverage) byRepository(ref string) (*catalogue.Module, string) {
 	r, err := name.ParseReference(ref)
 	if err != nil {
@@ -104,7 +121,7 @@ func (c *Coverage) byRepository(ref string) (*catalogue.Module, string) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, "no module has image " + r.Context().Name()
+		return nil, notCovered + r.Context().Name()
 	case 1:
 		return found[0], ""
 	}
@@ -113,6 +130,17 @@ func (c *Coverage) byRepository(ref string) (*catalogue.Module, string) {
 		names = append(names, m.Name)
 	}
 	return nil, fmt.Sprintf("modules %s all have image %s; add runs_on to say which covers it", strings.Join(names, ", "), r.Context().Name())
+}
+
+// Unwritten counts the skips that make a run fail.
+func (r Result) Unwritten() int {
+	n := 0
+	for _, s := range r.Skipped {
+		if s.Unwritten {
+			n++
+		}
+	}
+	return n
 }
 
 // Locked returns module m's lock entry, or why there is none to write.
@@ -130,12 +158,12 @@ func (c *Coverage) Locked(m *catalogue.Module) (*lock.Module, string) {
 // tag and digest disagree with the entry is recorded as a finding.
 func (r *Result) locked(cov *Coverage, m *catalogue.Module, why, what, where, value string) *lock.Module {
 	if m == nil {
-		r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
+		r.Skipped = append(r.Skipped, Skip{What: what, Why: why, Unwritten: !strings.HasPrefix(why, notCovered)})
 		return nil
 	}
 	e, why := cov.Locked(m)
 	if e == nil {
-		r.Skipped = append(r.Skipped, Skip{What: what, Why: why})
+		r.Skipped = append(r.Skipped, Skip{What: what, Why: why, Unwritten: true})
 		return nil
 	}
 	if msg := Disagreement(value, e); msg != "" {

@@ -30,10 +30,18 @@ type Ref struct {
 	// Line and Column are 1-based: where the value starts (its opening
 	// quote, when quoted).
 	Line, Column int
-	// Value is the reference as YAML reads it; Raw is its text in the file
-	// (with quotes, when quoted).
+	// Value is the reference as YAML reads it (through an alias, the
+	// anchored value); Raw is its text in the file (with quotes, when
+	// quoted; "*name" for an alias).
 	Value, Raw string
-	Kind       Kind
+	// Form says how the value is written when Apply cannot rewrite it
+	// where it is: "the YAML alias *img", "a YAML block scalar (>-)". ""
+	// for a plain or quoted value (behind an anchor or a tag too).
+	Form string
+	// Anchor is the name of the YAML anchor the value carries (image: &img
+	// …), Alias the anchor an alias names (image: *img); "" when none.
+	Anchor, Alias string
+	Kind          Kind
 	// Service is the Compose service (Kind Compose); Container the
 	// container's name (Kind Container), and Object "<kind>/<name>" of the
 	// document holding it, Doc its 0-based index in the file.
@@ -98,11 +106,12 @@ func ComposeRefs(file string, src []byte) ([]Ref, error) {
 	}
 	var out []Ref
 	for i, doc := range f.Docs {
+		anchors := anchorsOf(doc.Body)
 		services := lookup(mapping(doc.Body), "services")
 		for _, svc := range pairs(mapping(services)) {
 			for _, kv := range pairs(mapping(svc.Value)) {
 				if key(kv) == "image" {
-					if r, ok := scalarRef(file, kv.Value); ok {
+					if r, ok := scalarRef(file, kv.Value, anchors); ok {
 						r.Kind, r.Service, r.Doc = Compose, key(svc), i
 						out = append(out, r)
 					}
@@ -124,6 +133,8 @@ type Object struct {
 // ManifestRefs returns the container images of every Kubernetes object in
 // a manifest file, in file order, and the objects. A document without
 // apiVersion and kind is not a Kubernetes object: an error naming its line.
+// Documents that hold nothing, only comments or null are skipped, as
+// kubectl skips them.
 func ManifestRefs(file string, src []byte) ([]Ref, []Object, error) {
 	f, err := Parse(file, src)
 	if err != nil {
@@ -132,9 +143,11 @@ func ManifestRefs(file string, src []byte) ([]Ref, []Object, error) {
 	var refs []Ref
 	var objs []Object
 	for i, doc := range f.Docs {
-		if doc.Body == nil {
-			continue // an empty document between "---"
+		switch doc.Body.(type) {
+		case nil, *ast.CommentGroupNode, *ast.CommentNode, *ast.NullNode:
+			continue // an empty document between "---", or only comments
 		}
+		anchors := anchorsOf(doc.Body)
 		m := mapping(doc.Body)
 		apiVersion, kind := scalar(lookup(m, "apiVersion")), scalar(lookup(m, "kind"))
 		line := 1
@@ -149,7 +162,7 @@ func ManifestRefs(file string, src []byte) ([]Ref, []Object, error) {
 		walkContainers(doc.Body, func(list string, c *ast.MappingNode) {
 			for _, kv := range pairs(c) {
 				if key(kv) == "image" {
-					if r, ok := scalarRef(file, kv.Value); ok {
+					if r, ok := scalarRef(file, kv.Value, anchors); ok {
 						r.Kind, r.Doc = Container, i
 						r.Container = scalar(lookup(c, "name"))
 						r.Object = strings.ToLower(o.Kind) + "/" + o.Name
@@ -245,8 +258,39 @@ func scalar(n ast.Node) string {
 	return ""
 }
 
-// scalarRef makes a Ref of a single-line scalar value node.
-func scalarRef(file string, n ast.Node) (Ref, bool) {
+// scalarRef makes a Ref of a scalar value node: a plain or quoted value
+// (behind an anchor or a tag too), which Apply can rewrite where it is, or
+// an alias or a block scalar, whose Form says why it cannot. anchors are
+// the document's anchored values by name.
+func scalarRef(file string, n ast.Node, anchors map[string]ast.Node) (Ref, bool) {
+	switch v := n.(type) {
+	case *ast.TagNode:
+		return scalarRef(file, v.Value, anchors)
+	case *ast.AnchorNode:
+		r, ok := scalarRef(file, v.Value, anchors)
+		if ok && v.Name != nil {
+			r.Anchor = scalar(v.Name)
+		}
+		return r, ok
+	case *ast.AliasNode:
+		t := v.GetToken()
+		if t == nil || t.Position == nil || v.Value == nil {
+			return Ref{}, false
+		}
+		name := scalar(v.Value)
+		r := Ref{File: file, Line: t.Position.Line, Column: t.Position.Column, Raw: "*" + name, Alias: name, Form: "the YAML alias *" + name}
+		if a, ok := scalarRef(file, anchors[name], anchors); ok {
+			r.Value = a.Value
+		}
+		return r, true
+	case *ast.LiteralNode:
+		t := v.GetToken()
+		if t == nil || t.Position == nil || v.Value == nil {
+			return Ref{}, false
+		}
+		return Ref{File: file, Line: t.Position.Line, Column: t.Position.Column, Raw: t.Value,
+			Value: strings.TrimSpace(v.Value.Value), Form: "a YAML block scalar (" + t.Value + ")"}, true
+	}
 	s, ok := n.(ast.ScalarNode)
 	if !ok || n == nil {
 		return Ref{}, false
@@ -263,6 +307,27 @@ func scalarRef(file string, n ast.Node) (Ref, bool) {
 		raw = "'" + strings.ReplaceAll(t.Value, "'", "''") + "'"
 	}
 	return Ref{File: file, Line: t.Position.Line, Column: t.Position.Column, Value: t.Value, Raw: raw}, true
+}
+
+// anchorsOf returns the anchored values of a document by anchor name; a
+// name anchored twice is the later value, as YAML reads an alias after
+// both.
+func anchorsOf(doc ast.Node) map[string]ast.Node {
+	out := map[string]ast.Node{}
+	if doc == nil {
+		return out
+	}
+	ast.Walk(anchorVisitor(out), doc)
+	return out
+}
+
+type anchorVisitor map[string]ast.Node
+
+func (a anchorVisitor) Visit(n ast.Node) ast.Visitor {
+	if v, ok := n.(*ast.AnchorNode); ok && v.Name != nil {
+		a[scalar(v.Name)] = v.Value
+	}
+	return a
 }
 
 // Edit replaces one reference's value with New.
@@ -288,11 +353,18 @@ func Apply(src []byte, edits []Edit) ([]byte, error) {
 	})
 	for _, e := range edits {
 		r := e.Ref
+		if r.Form != "" {
+			return nil, fmt.Errorf("%s: image %q is written as %s, which pin does not rewrite", r.Where(), r.Value, r.Form)
+		}
 		if r.Line < 1 || r.Line > len(lines) {
 			return nil, fmt.Errorf("%s: line out of range", r.Where())
 		}
 		line := lines[r.Line-1]
 		start := columnOffset(line, r.Column)
+		// The parser places a tagged value (!!str x) at the blank before it.
+		for start >= 0 && start < len(line) && line[start] == ' ' && !bytes.HasPrefix(line[start:], []byte(r.Raw)) {
+			start++
+		}
 		if start < 0 || !bytes.HasPrefix(line[start:], []byte(r.Raw)) {
 			return nil, fmt.Errorf("%s: image reference %q not found where it was read", r.Where(), r.Value)
 		}
@@ -323,4 +395,12 @@ func columnOffset(line []byte, col int) int {
 		n++
 	}
 	return -1
+}
+
+// ValueRef makes a Ref of the scalar value node n of file, for Apply: a
+// plain or quoted value, behind an anchor or a tag too. It reports false
+// for anything else (a mapping, an alias, a block scalar).
+func ValueRef(file string, n ast.Node) (Ref, bool) {
+	r, ok := scalarRef(file, n, nil)
+	return r, ok && r.Form == ""
 }

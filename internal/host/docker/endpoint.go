@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -72,7 +73,24 @@ func (e endpoint) describe() string {
 // as in the Docker CLI. A context's TLS material (ca.pem, cert.pem,
 // key.pem under contexts/tls) and its SkipTLSVerify are used for its
 // tcp:// host as the Docker CLI uses them.
+//
+// An npipe:// address (Docker Desktop's engine on Windows,
+// npipe:////./pipe/docker_engine, the default there) is a Windows named
+// pipe, which the Moby client dials with go-winio; anywhere else it is
+// refused with ErrNamedPipe before any connection.
 func (h Host) resolve() (endpoint, error) {
+	e, err := h.find()
+	if err == nil && strings.HasPrefix(e.addr, "npipe://") && runtime.GOOS != "windows" {
+		err = fmt.Errorf("%w: %s is reached only by pin running on that Windows machine; from here, give the engine a tcp:// (with TLS) or ssh:// address", ErrNamedPipe, e.addr)
+	}
+	return e, err
+}
+
+// ErrNamedPipe is an npipe:// endpoint outside Windows.
+var ErrNamedPipe = errors.New("npipe:// names a Windows named pipe")
+
+// find is resolve's search, on any platform.
+func (h Host) find() (endpoint, error) {
 	switch {
 	case h.Addr != "":
 		return h.direct(h.Addr, h.CertPath, h.TLSVerify)
@@ -178,7 +196,7 @@ func fromContext(name string) (endpoint, error) {
 	}
 	e := endpoint{addr: ep.Host, context: name}
 	if !strings.HasPrefix(ep.Host, "tcp://") {
-		return e, nil // a socket or ssh: no TLS, as in the Docker CLI
+		return e, nil // a socket, a named pipe or ssh: no TLS, as in the Docker CLI
 	}
 	data, err := dcontext.LoadTLSData(s, name, "docker")
 	if err != nil {

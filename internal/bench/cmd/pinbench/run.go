@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pin-tool/pin/lock"
@@ -164,9 +163,7 @@ func childMain(report string, args []string) int {
 			ps := cmd.ProcessState
 			r.Exit = ps.ExitCode()
 			r.UserNS, r.SysNS = int64(ps.UserTime()), int64(ps.SystemTime())
-			if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-				r.MaxRSSKiB = ru.Maxrss // kilobytes on Linux
-			}
+			r.MaxRSSKiB = maxRSSKiB(ps)
 		}
 	}
 	b, _ := json.Marshal(r)

@@ -1,8 +1,10 @@
+//go:build linux
+
 // Command pinprof runs what "pin resolve" runs, stage by stage, under the
 // Go profiler: load the catalogue and the old lock, read the snapshot
 // hosts, resolve against the registries, format and save the lock. It
 // prints each stage's wall and CPU time, and writes a CPU profile and a
-// heap profile for "go tool pprof".
+// heap profile for "go tool pprof". Linux only: it reads /proc.
 //
 // pin has no profiling flag, so this harness runs the same pipeline as
 // cmd/pin (source.Load, then resolve.Resolve). It leaves out what only the

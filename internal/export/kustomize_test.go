@@ -1,0 +1,103 @@
+package export
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pin-tool/pin/internal/imageref"
+)
+
+const forgeManifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: forge}
+spec:
+  template:
+    spec:
+      containers:
+      - name: forge
+        image: registry.example.org/forge/forgejo:1.27
+`
+
+// TestKustomizeKeepsComments: comments on the images: line and inside
+// the list stay, with the order of the entries and their other keys; the
+// locked entry's values change where they are, a missing key is added to
+// it, and a second run changes nothing.
+func TestKustomizeKeepsComments(t *testing.T) {
+	cov, _ := fixture(t)
+	refs, _, err := imageref.ManifestRefs("deploy.yaml", []byte(forgeManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, old, want string }{
+		{"an entry to update", `resources:
+- deploy.yaml
+images: # pinned by pin export; busybox by hand
+# the shell, held back on purpose
+- name: busybox   # see the runbook
+  newTag: "1.36"
+# forge, from the lock
+- name: registry.example.org/forge/forgejo
+  newName: registry.example.org/forge/forgejo   # same registry
+  newTag: '1.22.6'  # was the pin
+# end of images
+namespace: forge
+`, `resources:
+- deploy.yaml
+images: # pinned by pin export; busybox by hand
+# the shell, held back on purpose
+- name: busybox   # see the runbook
+  newTag: "1.36"
+# forge, from the lock
+- name: registry.example.org/forge/forgejo
+  newName: registry.example.org/forge/forgejo   # same registry
+  newTag: '1.27.3'  # was the pin
+  digest: ` + d3 + `
+# end of images
+namespace: forge
+`},
+		{"an entry to add, the list indented", `images:
+  # by hand
+  - name: busybox
+    newTag: "1.36"   # held back
+resources: [deploy.yaml]
+`, `images:
+  # by hand
+  - name: busybox
+    newTag: "1.36"   # held back
+  - name: registry.example.org/forge/forgejo
+    newName: registry.example.org/forge/forgejo
+    newTag: "1.27.3"
+    digest: ` + d3 + `
+resources: [deploy.yaml]
+`},
+		{"a flow list", `images: [{name: busybox, newTag: "1.36"}]  # none pinned yet
+resources:
+- deploy.yaml
+`, `images: # none pinned yet
+- name: busybox
+  newTag: "1.36"
+- name: registry.example.org/forge/forgejo
+  newName: registry.example.org/forge/forgejo
+  newTag: "1.27.3"
+  digest: ` + d3 + `
+resources:
+- deploy.yaml
+`},
+		{"no list", "resources:\n- deploy.yaml", "resources:\n- deploy.yaml\nimages:\n- name: registry.example.org/forge/forgejo\n  newName: registry.example.org/forge/forgejo\n  newTag: \"1.27.3\"\n  digest: " + d3 + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Kustomize("kustomization.yaml", cov, refs, []byte(tc.old))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, string(r.Files[0].Bytes)); d != "" {
+				t.Fatalf("kustomization (-want +got):\n%s", d)
+			}
+			again, err := Kustomize("kustomization.yaml", cov, refs, r.Files[0].Bytes)
+			if err != nil || again.Files[0].Changed() {
+				t.Fatalf("a second run changes it (%v):\n%s", err, again.Files[0].Bytes)
+			}
+		})
+	}
+}
