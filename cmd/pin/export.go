@@ -211,7 +211,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	var refused []error
 	for _, f := range files {
 		if f.Changed() {
-			if _, err := atomicfile.Check(f.Path, f.Bytes, writeOptions(f, o.Force)); err != nil {
+			if _, err := atomicfile.Check(f.Path, f.Bytes, f.WriteOptions(o.Force)); err != nil {
 				refused = append(refused, explainWrite(err))
 			}
 		}
@@ -224,7 +224,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 			if !f.Changed() {
 				continue
 			}
-			if _, err := atomicfile.Write(f.Path, f.Bytes, writeOptions(f, o.Force)); err != nil {
+			if _, err := atomicfile.Write(f.Path, f.Bytes, f.WriteOptions(o.Force)); err != nil {
 				return withCode(exitInput, explainWrite(err))
 			}
 		}
@@ -263,14 +263,6 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 
 // writeOptions is how export writes f: an override only over pin's own
 // (or with --force), a file it edits only while it holds what was read.
-func writeOptions(f export.File, force bool) atomicfile.Options {
-	if f.Owned != nil {
-		return atomicfile.Options{Owned: f.Owned, Force: force}
-	}
-	old := f.Old
-	return atomicfile.Options{Since: &old}
-}
-
 // explainWrite adds to a refused write what to do about it.
 func explainWrite(err error) error {
 	switch {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/forge"
 	forgegitea "github.com/pin-tool/pin/internal/forge/gitea"
 	forgegithub "github.com/pin-tool/pin/internal/forge/github"
@@ -100,7 +101,7 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
 		for _, p := range res.Proposals {
 			bodies = append(bodies, p.Body)
 		}
-		if err := os.WriteFile(o.BodyFile, []byte(strings.Join(bodies, "\n---\n\n")), 0o644); err != nil {
+		if _, err := atomicfile.Write(o.BodyFile, []byte(strings.Join(bodies, "\n---\n\n")), atomicfile.Options{}); err != nil {
 			return withCode(exitInput, fmt.Errorf("writing the body: %w", err))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/lock"
 )
@@ -26,6 +27,17 @@ type File struct {
 
 // Changed reports whether the file's content would change.
 func (f File) Changed() bool { return f.Old == nil || string(f.Old) != string(f.Bytes) }
+
+// WriteOptions are the writer's options for f: a file export writes whole
+// is replaced only when it is pin's own (or force says so); a file export
+// edits only while it still holds what was read.
+func (f File) WriteOptions(force bool) atomicfile.Options {
+	if f.Owned != nil {
+		return atomicfile.Options{Owned: f.Owned, Force: force}
+	}
+	old := f.Old
+	return atomicfile.Options{Since: &old}
+}
 
 // Entry is one reference export writes.
 type Entry struct {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/export"
 	"github.com/pin-tool/pin/internal/forge"
 	"github.com/pin-tool/pin/internal/git"
@@ -209,7 +209,7 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan,
 	slices.SortFunc(p.Modules, func(a, b Module) int { return strings.Compare(a.Name, b.Name) })
 
 	lockPath := filepath.Join(r.wt, r.paths.lock)
-	if err := os.WriteFile(lockPath, lock.Format(dr.lock), 0o644); err != nil {
+	if _, err := lock.WriteFile(lockPath, lock.Format(dr.lock)); err != nil {
 		return nil, err
 	}
 	paths := []string{r.paths.lock}
@@ -217,7 +217,7 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan,
 		if !f.Changed() {
 			continue
 		}
-		if err := os.WriteFile(f.Path, f.Bytes, 0o644); err != nil {
+		if _, err := atomicfile.Write(f.Path, f.Bytes, f.WriteOptions(false)); err != nil {
 			return nil, err
 		}
 		rel, _ := filepath.Rel(r.wt, f.Path)
