@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/pin-tool/pin/internal/export"
 )
 
 // proposeSchema compiles docs/schema/propose.schema.json, formats
@@ -64,9 +66,10 @@ func TestProposeJSONSchema(t *testing.T) {
 	editFile(t, filepath.Join(seed, "pin.lock.hcl"), func(s string) string {
 		return s + strings.Replace(block(s, "packages"), `module "packages"`, `module "gone"`, 1)
 	})
-	// The override as exported from the old lock; and packages' image in
-	// compose.yaml names 6.10.1's digest under the tag 6.10.3 (a finding).
-	writeFile(t, filepath.Join(seed, "compose.pin.yaml"), "services:\n  forgejo:\n    image: registry.example.org/forge/forgejo:1.22.6@sha256:e8cb3b3125e6749cf5699a687da1e55dfd6a6e90d2343da333ae789259110665\n")
+	// The override as exported from the old lock (with pin's header: pin
+	// wrote it); and packages' image in compose.yaml names 6.10.1's digest
+	// under the tag 6.10.3 (a finding).
+	writeFile(t, filepath.Join(seed, "compose.pin.yaml"), export.OverrideHeader+"services:\n  forgejo:\n    image: registry.example.org/forge/forgejo:1.22.6@sha256:e8cb3b3125e6749cf5699a687da1e55dfd6a6e90d2343da333ae789259110665\n")
 	editFile(t, filepath.Join(seed, "compose.yaml"), func(s string) string {
 		return strings.Replace(s, "registry:6.10.1", "registry:6.10.3@sha256:e77b6b777a48c3b62411fea134fec39ba9b6518cd829d191a87a27a5a7fce053", 1)
 	})
