@@ -1,10 +1,22 @@
 package main
 
 import (
+	"encoding/base64"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testimage"
 )
 
 // TestFlagErrors: a flag pin does not take is bad input (exit 2), and
@@ -65,4 +77,82 @@ func TestFlagErrors(t *testing.T) {
 		}
 	}
 	golden(t, "messages.flags.txt", b.String())
+}
+
+// TestRegistryAuthMessages: a module of a registry over TLS that wants
+// basic auth (scripts/test's), with no credentials and with wrong ones:
+// the plan and the JSON name the registry, the https URL asked and
+// docker login; the golden files hold them (the registry's address as
+// REGISTRY). Then the suggestion is run: docker login through the test
+// Engine, into the Docker config pin reads; pin resolve then locks.
+func TestRegistryAuthMessages(t *testing.T) {
+	addr, tlsDir, user, password := testenv.TLSAuthRegistry(t)
+	dh := testenv.DockerHost(t)
+	repo := addr + "/messages/auth"
+	img := testimage.Build(t, testimage.Options{Content: t.Name(), Created: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		Labels: map[string]string{"org.opencontainers.image.version": "1.0.0"}})
+	ref, err := name.NewTag(repo + ":1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img, remote.WithTransport(testenv.TLSTransport(t, tlsDir, false)),
+		remote.WithAuth(&authn.Basic{Username: user, Password: password})); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), fmt.Sprintf(`registry %q {
+  ca_file = %q
+}
+
+module "app" {
+  image  = %q
+  policy = "track-upstream"
+}
+`, addr, filepath.Join(tlsDir, "ca.pem"), repo))
+	config := t.TempDir()
+	t.Setenv("DOCKER_CONFIG", config)
+	runs := 0
+	resolve := func(flags ...string) result {
+		t.Helper()
+		runs++
+		return pin(t, dir, append([]string{"resolve", "--cache-dir", filepath.Join(dir, fmt.Sprint("cache", runs))}, flags...)...)
+	}
+	var text, js strings.Builder
+	for _, c := range []struct{ name, auth string }{
+		{"no credentials", ""},
+		{"a wrong password", base64.StdEncoding.EncodeToString([]byte(user + ":wrong-" + password))},
+	} {
+		conf := `{"auths": {}}`
+		if c.auth != "" {
+			conf = fmt.Sprintf(`{"auths": {%q: {"auth": %q}}}`, addr, c.auth)
+		}
+		writeFile(t, filepath.Join(config, "config.json"), conf)
+		r := resolve()
+		if r.code != exitSource || strings.Contains(r.stderr, password) {
+			t.Errorf("%s: exit %d, want %d (or the password shown)\n%s", c.name, r.code, exitSource, r.stderr)
+		}
+		fmt.Fprintf(&text, "# %s\n%s%s\n", c.name, r.stdout, r.stderr)
+		r = resolve("--format", "json")
+		fmt.Fprintf(&js, "# %s\n%s\n", c.name, r.stdout)
+	}
+	norm := func(s string) string { return strings.ReplaceAll(s, addr, "REGISTRY") }
+	golden(t, "messages.registry-auth.txt", norm(text.String()))
+	golden(t, "messages.registry-auth.json.txt", norm(js.String()))
+	for _, want := range []string{"GET https://REGISTRY/v2/messages/auth/tags/list", "run docker login REGISTRY"} {
+		if !strings.Contains(norm(text.String()), want) {
+			t.Errorf("the messages lack %q", want)
+		}
+	}
+
+	// What they say to run: docker login (the test Engine checks the
+	// password against the registry; the CLI writes the Docker config).
+	os.Remove(filepath.Join(config, "config.json"))
+	login := exec.Command("docker", "-H", dh, "--config", config, "login", addr, "--username", user, "--password-stdin")
+	login.Stdin = strings.NewReader(password)
+	if out, err := login.CombinedOutput(); err != nil {
+		t.Fatalf("docker login %s: %v\n%s", addr, err, out)
+	}
+	if r := resolve(); r.code != exitOK || !strings.Contains(readLock(t, dir), digestOf(t, img)) {
+		t.Errorf("after docker login: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
