@@ -156,3 +156,41 @@ module "app" {
 		t.Errorf("after docker login: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestComposeErrorsHideOtherFiles: pin init --compose on a Compose file
+// whose env_file, .env or include is not valid: stderr names the file and
+// line, never a line of it (a secret is planted in each); the messages are
+// golden (the folder as DIR). Then what the env file's message says to
+// write (NAME=value lines) is written, and init works.
+func TestComposeErrorsHideOtherFiles(t *testing.T) {
+	const secret = "ghp_pl4ntedS3cret"
+	var out strings.Builder
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"env_file", map[string]string{"compose.yaml": "services:\n  web:\n    image: nginx:1.25\n    env_file: web.env\n",
+			"web.env": "A=1\nTOKEN=\"" + secret + "\n"}},
+		{".env", map[string]string{"compose.yaml": "services:\n  web:\n    image: nginx:1.25\n    cpus: ${CPUS}\n",
+			".env": "CPUS=" + secret + "\n"}},
+		{"include", map[string]string{"compose.yaml": "include:\n  - other.yaml\nservices:\n  web:\n    image: nginx:1.25\n",
+			"other.yaml": "services:\n  x:\n    image: a\n    foo: [" + secret + "\n"}},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, c.files)
+		for _, format := range []string{"table", "json"} {
+			r := pin(t, dir, "init", "--compose", "compose.yaml", "--format", format)
+			if r.code != exitInput || strings.Contains(r.stdout+r.stderr, secret) {
+				t.Errorf("%s: exit %d, want %d, and no secret:\n%s%s", c.name, r.code, exitInput, r.stdout, r.stderr)
+			}
+			fmt.Fprintf(&out, "# %s (--format %s)\n%s%s\n", c.name, format, r.stdout, strings.ReplaceAll(r.stderr, dir, "DIR"))
+		}
+		if c.name == "env_file" {
+			writeFile(t, filepath.Join(dir, "web.env"), "A=1\nTOKEN="+secret+"\n")
+			if r := pin(t, dir, "init", "--compose", "compose.yaml"); r.code != exitOK {
+				t.Errorf("with NAME=value lines: exit %d\n%s", r.code, r.stderr)
+			}
+		}
+	}
+	golden(t, "messages.compose-secrets.txt", out.String())
+}
