@@ -80,15 +80,15 @@ func TestErrorsNeverQuoteOtherFiles(t *testing.T) {
 func TestQuietText(t *testing.T) {
 	srcs := map[string][]byte{"compose.yaml": []byte("services:\n  web:\n    image: \"${FOO\"\n")}
 	for in, want := range map[string]string{
-		`parsing "hunter2": invalid syntax`:                  `parsing "…": invalid syntax`,
-		`Invalid template: "${FOO"`:                          `Invalid template: "${FOO"`, // the Compose file's own text
-		"cannot unmarshal !!str `hunter2` into int":          "cannot unmarshal !!str `…` into int",
-		`additional properties 'hunter2' not allowed`:        `additional properties '…' not allowed`,
-		`did not find expected ',' or ']'`:                   `did not find expected ',' or ']'`,
-		"unterminated quoted value \"hunter2\nnext line":     "unterminated quoted value \"…\nnext line",
-		`the attribute ` + "`version`" + ` is obsolete`:      `the attribute ` + "`…`" + ` is obsolete`,
+		`parsing "hunter2": invalid syntax`:                 `parsing "…": invalid syntax`,
+		`Invalid template: "${FOO"`:                         `Invalid template: "${FOO"`, // the Compose file's own text
+		"cannot unmarshal !!str `hunter2` into int":         "cannot unmarshal !!str `…` into int",
+		`additional properties 'hunter2' not allowed`:       `additional properties '…' not allowed`,
+		`did not find expected ',' or ']'`:                  `did not find expected ',' or ']'`,
+		"unterminated quoted value \"hunter2\nnext line":    "unterminated quoted value \"…\nnext line",
+		`the attribute ` + "`version`" + ` is obsolete`:     `the attribute ` + "`…`" + ` is obsolete`,
 		`a "quote with \"escapes\" inside" and "services:"`: `a "…" and "services:"`,
-		`it's Compose's`:                                     `it's Compose's`,
+		`it's Compose's`: `it's Compose's`,
 	} {
 		if got := quietText(in, srcs); got != want {
 			t.Errorf("quietText(%q)\n = %q\nwant %q", in, got, want)
