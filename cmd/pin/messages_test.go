@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,4 +194,64 @@ func TestComposeErrorsHideOtherFiles(t *testing.T) {
 		}
 	}
 	golden(t, "messages.compose-secrets.txt", out.String())
+}
+
+// TestPermissionHint: pin, run as a user who may not write the lock's
+// folder (uid 65534 in a folder of root's), says which user it runs as,
+// who owns the folder, and what to do; in the container image
+// (PIN_CONTAINER_IMAGE set), the docker run --user that does it (the image
+// itself is run so in internal/release). The messages are golden; then the
+// folder is given to the user, as the message says, and the lock is
+// written.
+func TestPermissionHint(t *testing.T) {
+	if os.Getuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("needs root, to run pin as another user: required in CI")
+		}
+		t.Skip("needs root, to run pin as another user")
+	}
+	dir, err := os.MkdirTemp("", "pin-perm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	src, _ := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), strings.ReplaceAll(string(src), `"examples/`, `"`+repoRoot+`/examples/`))
+	binDir, err := os.MkdirTemp("", "pin-perm-bin") // reachable by every user
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(binDir) })
+	os.Chmod(binDir, 0o755)
+	bin := buildPin(t, binDir)
+	const nobody = 65534
+	run := func(env ...string) (int, string) {
+		cmd := exec.Command(bin, "resolve")
+		cmd.Dir = dir
+		cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"}, env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		cmd.Run()
+		return cmd.ProcessState.ExitCode(), regexp.MustCompile(`\.pin\.lock\.hcl[0-9]+`).ReplaceAllString(strings.ReplaceAll(errb.String(), dir, "DIR"), ".pin.lock.hclNNN")
+	}
+	var out strings.Builder
+	for _, env := range [][]string{nil, {"PIN_CONTAINER_IMAGE=1"}} {
+		code, stderr := run(env...)
+		if code != exitInput || !strings.Contains(stderr, "permission denied") {
+			t.Errorf("%v: exit %d, want %d and permission denied\n%s", env, code, exitInput, stderr)
+		}
+		fmt.Fprintf(&out, "# as uid %d, env %v\n%s\n", nobody, env, stderr)
+	}
+	golden(t, "messages.permission.txt", out.String())
+	if !strings.Contains(out.String(), fmt.Sprintf("or let uid %d write to DIR", nobody)) {
+		t.Fatalf("no advice to act on:\n%s", out.String())
+	}
+	if err := os.Chown(dir, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := run(); code != exitOK {
+		t.Errorf("the folder given to uid %d: exit %d\n%s", nobody, code, stderr)
+	}
 }

@@ -160,7 +160,11 @@ func exitCode(err error, stderr io.Writer) int {
 		code = ee.code
 	}
 	if !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "pin: %s\n", sanitize(err.Error()))
+		msg := err.Error()
+		if hint := permissionHint(err); hint != "" {
+			msg += "\n  " + hint
+		}
+		fmt.Fprintf(stderr, "pin: %s\n", sanitize(msg))
 	}
 	return code
 }
