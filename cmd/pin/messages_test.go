@@ -28,6 +28,7 @@ func TestFlagErrors(t *testing.T) {
 	dir := incidentDir(t, nil)
 	cases := [][]string{
 		{"resolve", "--chek"},
+		{"resolve", "--format", "json", "--chek"}, // errors are text on stderr, whatever the format
 		{"resolve", "-check"}, // one dash: read as shorthands
 		{"--versio"},
 		{"resolve", "--lok", "other.lock.hcl"},      // inherited
