@@ -29,7 +29,7 @@ func TestFlagErrors(t *testing.T) {
 	cases := [][]string{
 		{"resolve", "--chek"},
 		{"resolve", "--format", "json", "--chek"}, // errors are text on stderr, whatever the format
-		{"resolve", "-check"}, // one dash: read as shorthands
+		{"resolve", "-check"},                     // one dash: read as shorthands
 		{"--versio"},
 		{"resolve", "--lok", "other.lock.hcl"},      // inherited
 		{"resolve", "--cat", "catalogue.hcl"},       // a prefix
