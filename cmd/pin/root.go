@@ -114,7 +114,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
 	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")
 	f.DurationVar(&g.Timeout, "timeout", 30*time.Second, "time limit of each request to a host or registry")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitInput, err) })
+	root.SetFlagErrorFunc(flagErrorFunc)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if g.Format != "table" && g.Format != "json" {
 			return withCode(exitInput, fmt.Errorf("--format %q: write table or json", g.Format))
@@ -161,7 +161,11 @@ func exitCode(err error, stderr io.Writer) int {
 		code = ee.code
 	}
 	if !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "pin: %s\n", sanitize(err.Error()))
+		msg := err.Error()
+		if hint := permissionHint(err); hint != "" {
+			msg += "\n  " + hint
+		}
+		fmt.Fprintf(stderr, "pin: %s\n", sanitize(msg))
 	}
 	return code
 }

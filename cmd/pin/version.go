@@ -49,9 +49,18 @@ func versionOf(bi *debug.BuildInfo) buildVersion {
 	return v
 }
 
+// noRevision says why a build from a checkout names no revision, and
+// what records one. Go stamps a binary with its VCS information only when
+// go build (not go run, nor go test) builds it inside a git clone: a
+// git worktree, whose .git is a file, is not recognised, and
+// -buildvcs=false (in GOFLAGS too) turns it off.
+const noRevision = "no revision: built without VCS information (by go run, with -buildvcs=false, or outside a git clone; a git worktree does not count): " +
+	"go build -buildvcs=true ./cmd/pin in a git clone records it"
+
 // String is the one line "pin --version" and "pin version" print:
 // "pin v0.3.0" or "pin (devel) revision 0123abcd… (2026-12-01T10:00:00Z,
-// modified)", then the Go version.
+// modified)", then the Go version. A devel build without a revision says
+// why it has none.
 func (v buildVersion) String() string {
 	s := "pin " + v.Version
 	if v.Revision != "" {
@@ -69,6 +78,9 @@ func (v buildVersion) String() string {
 	}
 	if v.Go != "" {
 		s += ", built with " + v.Go
+	}
+	if v.Version == "(devel)" && v.Revision == "" {
+		s += "; " + noRevision
 	}
 	return s
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -21,6 +25,10 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		{"a clean checkout", debug.BuildInfo{Main: debug.Module{Path: "github.com/pin-tool/pin"},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}},
 			"pin (devel) revision abc"},
+		{"go run, or -buildvcs=false", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/pin-tool/pin", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "-buildmode", Value: "exe"}}},
+			"pin (devel), built with go1.26.8; no revision: built without VCS information (by go run, with -buildvcs=false, or outside a git clone; " +
+				"a git worktree does not count): go build -buildvcs=true ./cmd/pin in a git clone records it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := versionOf(&tc.bi).String(); got != tc.want {
@@ -46,5 +54,49 @@ func TestVersionCommands(t *testing.T) {
 	bi, _ := debug.ReadBuildInfo()
 	if !strings.HasPrefix(want, "pin ") || !strings.Contains(want, bi.GoVersion) {
 		t.Errorf("version line %q does not name pin and %s", want, bi.GoVersion)
+	}
+}
+
+// TestVersionAdviceRecordsRevision runs what a devel build without a
+// revision advises, in a git clone of this checkout's commit, with
+// GOFLAGS=-buildvcs=false in the environment as a user may have it: the
+// binary then names the commit.
+func TestVersionAdviceRecordsRevision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds pin")
+	}
+	advice := regexp.MustCompile(`: (go build [^ ]+ \./cmd/pin) in a git clone`).FindStringSubmatch(noRevision)
+	if advice == nil {
+		t.Fatalf("no go build command in %q", noRevision)
+	}
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+		if err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("git %s: %v (not a git checkout?)", strings.Join(args, " "), err)
+			}
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	head := git(repoRoot, "rev-parse", "HEAD")
+	clone := filepath.Join(t.TempDir(), "pin")
+	git(repoRoot, "clone", "-q", "--no-checkout", repoRoot, clone)
+	git(clone, "checkout", "-q", head)
+	args := strings.Fields(advice[1])
+	bin := filepath.Join(t.TempDir(), "pin")
+	cmd := exec.Command(args[0], append(append([]string{}, args[1:len(args)-1]...), "-o", bin, args[len(args)-1])...)
+	cmd.Dir = clone
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), " revision "+head) || strings.Contains(string(out), "no revision") {
+		t.Errorf("after %s in a clone of %s: %s", advice[1], head, out)
 	}
 }

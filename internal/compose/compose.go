@@ -159,7 +159,7 @@ func Load(ctx context.Context, o Options) (*Project, error) {
 	}
 	po, err := cli.NewProjectOptions(o.Files, opts...)
 	if err != nil {
-		return nil, &Error{Err: fmt.Errorf("%w: %w", ErrBadInput, err)}
+		return nil, quiet(err, o.Files, srcs)
 	}
 	p, err := po.LoadProject(ctx)
 	if err != nil {
@@ -167,9 +167,16 @@ func Load(ctx context.Context, o Options) (*Project, error) {
 			file, line := findVar(o.Files, srcs, missing[0])
 			return nil, &Error{File: file, Line: line, Err: fmt.Errorf("%w: variable %s has no value and no default: set it in the environment or .env, or write ${%s:-<default>}", ErrBadInput, missing[0], missing[0])}
 		}
-		return nil, &Error{File: strings.Join(o.Files, ","), Err: fmt.Errorf("%w: %w", ErrBadInput, err)}
+		e := quiet(err, o.Files, srcs)
+		if e.File == "" {
+			e.File = strings.Join(o.Files, ",")
+		}
+		return nil, e
 	}
-	out := &Project{Name: p.Name, Files: o.Files, Warnings: warned.msgs}
+	out := &Project{Name: p.Name, Files: o.Files}
+	for _, w := range warned.msgs {
+		out.Warnings = append(out.Warnings, quietText(w, srcs))
+	}
 	where := func(svc string) imageref.Ref {
 		var last imageref.Ref
 		for _, f := range o.Files {
@@ -185,7 +192,14 @@ func Load(ctx context.Context, o Options) (*Project, error) {
 		svc := Service{Name: s.Name, Image: s.Image, Build: s.Build != nil, Profiles: s.Profiles, Ref: where(s.Name)}
 		if svc.Image != "" {
 			if _, err := name.ParseReference(svc.Image); err != nil {
-				return svc, &Error{File: svc.Ref.File, Line: svc.Ref.Line, Err: fmt.Errorf("%w: service %s: image %q is not a valid reference: %v", ErrBadInput, s.Name, svc.Image, err)}
+				// The image as written: after interpolation it may hold
+				// the environment's or .env's values.
+				if svc.Interpolated() || !inSources(svc.Image, srcs) {
+					return svc, &Error{File: svc.Ref.File, Line: svc.Ref.Line, Err: fmt.Errorf("%w: service %s: image %q is not a valid reference once read "+
+						"(its value is not shown: it comes from the environment, .env or a file the Compose file includes; docker compose config --images prints it): write repository:tag", ErrBadInput, s.Name, svc.Ref.Value)}
+				}
+				return svc, &Error{File: svc.Ref.File, Line: svc.Ref.Line, Err: fmt.Errorf("%w: service %s: image %q is not a valid reference: %v; write repository:tag",
+					ErrBadInput, s.Name, svc.Image, err)}
 			}
 		}
 		return svc, nil

@@ -51,6 +51,7 @@ type session struct {
 	start     gate
 	scheme    string              // "https", or "http" when the ping found plain http
 	auth      authn.Authenticator // the keychain's answer for reg
+	creds     credState           // what auth sends: none, Basic credentials, or credentials for tokens
 	challenge *transport.Challenge
 	basic     http.RoundTripper // when the registry is not a Bearer one
 	// explain, when set, names a failure of the ping that it recognises
@@ -223,6 +224,15 @@ func (s *session) handshake(ctx context.Context) error {
 	if s.auth, err = authn.Resolve(ctx, s.keychain, s.reg); err != nil {
 		return err
 	}
+	s.creds = credsToken
+	if !strings.EqualFold(pr.Scheme, "bearer") {
+		s.creds = credsBasic
+	}
+	if cfg, err := authn.Authorization(ctx, s.auth); err != nil {
+		return keychainError{err}
+	} else if *cfg == (authn.AuthConfig{}) {
+		s.creds = credsNone
+	}
 	if !strings.EqualFold(pr.Scheme, "bearer") {
 		// No credentials asked for, or Basic ones: sent with every request.
 		if s.basic, err = transport.FromToken(s.reg, s.auth, s.next, pr, nil); err != nil {
@@ -257,6 +267,14 @@ func (s *session) token(ctx context.Context, g *grant) (string, error) {
 	}
 	tok, err := transport.Exchange(ctx, s.reg, s.auth, s.next, g.scopes, s.challenge)
 	if err != nil {
+		if ae := authError(err, s.reg.RegistryStr()); ae != nil {
+			ae.TokenServer = s.challenge.Parameters["realm"]
+			if len(g.scopes) == 1 {
+				ae.Repository = repoOfScope(g.scopes[0])
+			}
+			ae.creds = s.creds
+			err = ae
+		}
 		return "", fmt.Errorf("authenticating with %s: %w", s.reg.RegistryStr(), err)
 	}
 	if tok.Token != "" {
@@ -333,7 +351,8 @@ func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if req.URL.Scheme == s.scheme {
-		return rt.RoundTrip(req)
+		resp, err := rt.RoundTrip(req)
+		return s.refusal(resp), err
 	}
 	orig := req
 	u := *req.URL
@@ -341,12 +360,23 @@ func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.URL = &u
 	resp, err := rt.RoundTrip(req)
-	if resp != nil {
+	if resp != nil && resp.StatusCode < 300 {
 		// go-containerregistry resolves a tag list's next page against
-		// the request, and wants the scheme it asked with.
+		// the request, and wants the scheme it asked with. An error
+		// answer keeps the request as sent: go-containerregistry's error
+		// names its URL, which must say https when https was used.
 		resp.Request = orig
 	}
-	return resp, err
+	return s.refusal(resp), err
+}
+
+// refusal leaves on the request of a 401 or 403 answer what credentials
+// were sent, for the error go-containerregistry makes of it (authError).
+func (s *session) refusal(resp *http.Response) *http.Response {
+	if resp != nil && resp.Request != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		resp.Request = resp.Request.WithContext(context.WithValue(resp.Request.Context(), credsKey{}, s.creds))
+	}
+	return resp
 }
 
 // repoOfPath is the repository a /v2/<name>/{tags,manifests,blobs}/…

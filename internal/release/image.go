@@ -29,6 +29,10 @@ const (
 	UID, GID = 65532, 65532
 	// User is its name, in /etc/passwd.
 	User = "pin"
+	// EnvContainerImage is set (to "1") in the image: pin then says, of
+	// a write its user may not make in a mounted folder, to run the image
+	// as the folder's owner (docker run --user). cmd/pin reads it.
+	EnvContainerImage = "PIN_CONTAINER_IMAGE"
 )
 
 // Options describe the image.
@@ -80,9 +84,10 @@ func BuildBinary(ctx context.Context, moduleDir string, o Options) ([]byte, erro
 }
 
 // Image is pin's image: binary at BinaryPath, an /etc/passwd and
-// /etc/group naming the user, a home and a working directory it owns, a
-// /tmp, and the CA bundle when given, in one layer on an empty base; run as
-// UID:GID with pin as the entrypoint.
+// /etc/group naming the user, a home it owns (which any user may write,
+// for docker run --user), a working directory it owns, a /tmp, and the CA
+// bundle when given, in one layer on an empty base; run as UID:GID with
+// pin as the entrypoint.
 func Image(binary []byte, o Options) (v1.Image, error) {
 	created := o.Created
 	if created.IsZero() {
@@ -108,7 +113,7 @@ func Image(binary []byte, o Options) (v1.Image, error) {
 	cf.Config.Entrypoint = []string{BinaryPath}
 	cf.Config.Cmd = []string{"--help"}
 	cf.Config.WorkingDir = WorkDir
-	cf.Config.Env = []string{"PATH=/usr/local/bin", "HOME=/home/" + User, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
+	cf.Config.Env = []string{"PATH=/usr/local/bin", "HOME=/home/" + User, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt", EnvContainerImage + "=1"}
 	cf.Config.Labels = Labels(o, created)
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return nil, fmt.Errorf("setting the config: %w", err)
@@ -177,7 +182,9 @@ func rootfs(binary []byte, o Options, mtime time.Time) (v1.Layer, error) {
 		},
 		func() error { return file("etc/group", 0o644, fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", User, GID)) },
 		func() error { return dir("home", 0o755, 0, 0) },
-		func() error { return dir(home, 0o755, UID, GID) },
+		// Writable by any user, as /tmp is: run with docker run --user
+		// (the mounted folder's owner), pin keeps its cache there too.
+		func() error { return dir(home, 0o1777, UID, GID) },
 		func() error { return dir("tmp", 0o1777, 0, 0) },
 		func() error { return dir("usr", 0o755, 0, 0) },
 		func() error { return dir("usr/local", 0o755, 0, 0) },

@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +89,13 @@ func TestImageShape(t *testing.T) {
 		if h := fs[d]; h == nil || h.Uid != UID || h.Gid != GID {
 			t.Errorf("%s is not the pin user's: %+v", d, h)
 		}
+	}
+	// Any user the image is run as (docker run --user) may write its home.
+	if h := fs["home/pin/"]; h == nil || h.Mode != 0o1777 {
+		t.Errorf("home/pin/ mode %o, want 1777", h.Mode)
+	}
+	if !slices.Contains(c.Env, EnvContainerImage+"=1") {
+		t.Errorf("env %q lacks %s=1", c.Env, EnvContainerImage)
 	}
 	if h := fs["etc/passwd"]; h == nil {
 		t.Error("no /etc/passwd")
@@ -171,8 +182,8 @@ func TestImageRunsIncident(t *testing.T) {
 	if user, err := docker("image", "inspect", "-f", "{{.Config.User}}", pinned); err != nil || strings.TrimSpace(user) != "65532:65532" {
 		t.Errorf("the engine sees user %q (%v)", user, err)
 	}
-	// The working folder: the catalogue, writable by the image's user for
-	// the lock; the examples it names, read-only.
+	// The working folder, as a user's checkout is: theirs (uid 1000),
+	// 0755, the catalogue in it; the examples it names, read-only.
 	work := t.TempDir()
 	cat, err := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
 	if err != nil {
@@ -181,16 +192,40 @@ func TestImageRunsIncident(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "catalogue.hcl"), cat, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(work, 0o777); err != nil {
+	const owner = 1000
+	if err := os.Chown(work, owner, owner); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) (string, error) {
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	as := func(user string, args ...string) (string, error) {
 		base := []string{"run", "--rm", "--network", "none",
 			"-v", work + ":/work",
-			"-v", filepath.Join(repoRoot, "examples") + ":/work/examples:ro",
-			pinned}
-		return docker(append(base, args...)...)
+			"-v", filepath.Join(repoRoot, "examples") + ":/work/examples:ro"}
+		if user != "" {
+			base = append(base, "--user", user)
+		}
+		return docker(append(append(base, pinned), args...)...)
 	}
+	// As the image's own user, the lock cannot be written: pin says so,
+	// and how to run the image (exit 2, nothing written).
+	_, err = as("", "resolve")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("resolve as uid %d in a folder of uid %d: %v, want exit 2", UID, owner, err)
+	}
+	msg := regexp.MustCompile(`\.pin\.lock\.hcl[0-9]+`).ReplaceAllString(err.Error()[strings.Index(err.Error(), "\n")+1:], ".pin.lock.hclNNN")
+	golden(t, "permission.golden", msg)
+	fix := regexp.MustCompile(`docker run (--user [0-9]+:[0-9]+) …`).FindStringSubmatch(msg)
+	if fix == nil {
+		t.Fatalf("no docker run --user in:\n%s", msg)
+	}
+	if _, err := os.Stat(filepath.Join(work, "pin.lock.hcl")); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote the lock: %v", err)
+	}
+	// What it says to run.
+	run := func(args ...string) (string, error) { return as(strings.TrimPrefix(fix[1], "--user "), args...) }
 	out, err := run("resolve")
 	if err != nil {
 		t.Fatal(err)
@@ -207,10 +242,31 @@ func TestImageRunsIncident(t *testing.T) {
 	if err != nil || string(lock) != string(wantLock) {
 		t.Errorf("the lock the image wrote (%v) is not cmd/pin/testdata/incident.lock.hcl:\n%s", err, lock)
 	}
-	if out, err := run("resolve", "--check"); err != nil || !strings.Contains(out, "Plan: 3 unchanged.") {
-		t.Errorf("resolve --check in the image after resolve: %v\n%s", err, out)
+	// --check writes nothing: the image's own user may run it.
+	if out, err := as("", "resolve", "--check"); err != nil || !strings.Contains(out, "Plan: 3 unchanged.") {
+		t.Errorf("resolve --check in the image, as its user, after resolve: %v\n%s", err, out)
 	}
 	if v, err := run("version"); err != nil || !strings.HasPrefix(v, "pin ") {
 		t.Errorf("pin version in the image: %q, %v", v, err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -run %s -update rewrites it); got:\n%s", p, t.Name(), got)
 	}
 }

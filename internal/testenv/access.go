@@ -39,6 +39,9 @@ const (
 	// EnvMTLSRegistry is a registry over TLS from the test CA that
 	// requires a client certificate the CA signed.
 	EnvMTLSRegistry = "PIN_TEST_REGISTRY_MTLS"
+	// EnvTLSAuthRegistry is a registry over TLS from the test CA that
+	// requires basic auth (EnvRegistryUser, EnvRegistryPassword).
+	EnvTLSAuthRegistry = "PIN_TEST_REGISTRY_TLS_AUTH"
 )
 
 // TLSDir returns the folder of the test CA and certificates (see
@@ -120,13 +123,31 @@ func MTLSRegistry(t testing.TB) (addr, certDir string) {
 	return tlsRegistry(t, "client-certificate registry", EnvMTLSRegistry, true)
 }
 
+// TLSAuthRegistry returns the host:port of the test registry served over
+// TLS from the test CA that requires basic auth, that folder, and the
+// credentials it accepts.
+func TLSAuthRegistry(t testing.TB) (addr, certDir, user, password string) {
+	t.Helper()
+	user = lookup(t, "TLS auth registry", runHint, EnvRegistryUser)
+	password = lookup(t, "TLS auth registry", runHint, EnvRegistryPassword)
+	addr, certDir = tlsRegistryAt(t, "TLS auth registry", EnvTLSAuthRegistry, false, http.StatusUnauthorized)
+	return addr, certDir, user, password
+}
+
 func tlsRegistry(t testing.TB, what, env string, clientCert bool) (string, string) {
+	t.Helper()
+	return tlsRegistryAt(t, what, env, clientCert, http.StatusOK)
+}
+
+// tlsRegistryAt returns the address in env and the TLS folder once /v2/
+// answers it over TLS with status.
+func tlsRegistryAt(t testing.TB, what, env string, clientCert bool, status int) (string, string) {
 	t.Helper()
 	dir := TLSDir(t)
 	addr := lookup(t, what, runHint, env)
 	c, err := tlsClient(dir, clientCert)
 	if err == nil {
-		err = probe(c, "https://"+addr+"/v2/", http.StatusOK)
+		err = probe(c, "https://"+addr+"/v2/", status)
 	}
 	if err != nil {
 		unavailable(t, what, runHint, "%s=%s does not answer: %v", env, addr, err)
