@@ -169,8 +169,8 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 		}
 		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
 		if spent {
-			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade the previous lock records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
-				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, f.Where(), dc.label(chosen))
+			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade %s records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
+				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, dc.spender(), f.Where(), dc.label(chosen))
 		}
 		return nil, r
 	}
@@ -208,19 +208,50 @@ func (dc *decider) downgradeAllowed() bool {
 }
 
 // spent reports whether the catalogue's allow_downgrade was already used,
-// in the same words, for another downgrade than one below floor f: the
-// previous entry records a downgrade accepted with these words, and f is
-// not among the containers it was held against (a container that started
-// a newer image since, or the previous entry itself). A reason accepts one
-// downgrade; new words accept the next.
+// in the same words, for another downgrade than one below floor f: a
+// previous entry of the module (its own, or one it takes over: a rename
+// does not hand the words back) records a downgrade accepted with these
+// words, and f is not among the containers any such entry was held
+// against (a container that started a newer image since, or a previous
+// entry itself). A reason accepts one downgrade; new words accept the next.
 func (dc *decider) spent(f Floor) bool {
-	old := dc.old
-	return old != nil && old.AllowDowngrade != "" && old.AllowDowngrade == dc.m.AllowDowngrade && !recordedBy(old, f)
+	spent := false
+	for _, e := range dc.previous() {
+		if e.AllowDowngrade == "" || e.AllowDowngrade != dc.m.AllowDowngrade {
+			continue
+		}
+		if recordedBy(e, f) {
+			return false
+		}
+		spent = true
+	}
+	return spent
+}
+
+// previous lists the module's previous entries: its own, then those it
+// takes over.
+func (dc *decider) previous() []*lock.Module {
+	if dc.old == nil {
+		return dc.heirs
+	}
+	return append([]*lock.Module{dc.old}, dc.heirs...)
+}
+
+// spender names the previous entry that spent the catalogue's words, for
+// sentences: "the previous lock", or "the previous lock's entry for module
+// "forge"".
+func (dc *decider) spender() string {
+	for _, e := range dc.previous() {
+		if e.AllowDowngrade != "" && e.AllowDowngrade == dc.m.AllowDowngrade && e != dc.old {
+			return fmt.Sprintf("the previous lock's entry for module %q", e.Name)
+		}
+	}
+	return "the previous lock"
 }
 
 // recordedBy reports whether floor f is a container old was held against.
 func recordedBy(old *lock.Module, f Floor) bool {
-	if f.Kind == FloorLocked {
+	if f.entry() {
 		return false
 	}
 	for _, ob := range old.Observed {
@@ -247,12 +278,16 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 		if f.Image.Tag != "" {
 			p = f.Image.Tag + "@" + p
 		}
+		names := "what the previous lock names"
+		if f.Kind == FloorInherited {
+			names = fmt.Sprintf("what the previous lock names for %s (its floor is this module's: a rename or removal frees no floor)", f.entryName())
+		}
 		switch {
-		case f.Kind == FloorLocked && dc.m.Policy == catalogue.TrackUpstream:
+		case f.entry() && dc.m.Policy == catalogue.TrackUpstream:
 			// (track-upstream's pin chooses a variant, not an image.)
-			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write policy = \"at-least-running\" and pin = %q", p))
-		case f.Kind == FloorLocked:
-			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write pin = %q", p))
+			opts = append(opts, fmt.Sprintf("to keep %s, write policy = \"at-least-running\" and pin = %q", names, p))
+		case f.entry():
+			opts = append(opts, fmt.Sprintf("to keep %s, write pin = %q", names, p))
 		default:
 			opts = append(opts, fmt.Sprintf("to run what %s runs, write pin = %q", f.Where(), p))
 		}
@@ -340,9 +375,16 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 // read: its lines say it is the newest, but a lock that names a digest the
 // registry does not serve cannot be pulled, and lines are claims.
 func (dc *decider) unreadLock(f Floor) *Refusal {
+	e := f.Entry
+	if e == nil {
+		e = dc.old
+	}
 	where := ""
-	if w := entryWhere(dc.old); w != "" {
-		where = " (" + w + ")"
+	if f.Kind == FloorInherited {
+		where = "'s entry for " + f.entryName()
+	}
+	if w := entryWhere(e); w != "" {
+		where += " (" + w + ")"
 	}
 	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
 		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
@@ -427,9 +469,15 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 		_, prim := labels(dc.opts, f.Image, *primary)
 		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, prim, res.Detail, what)
 	}
-	if f.Kind == FloorLocked {
+	if f.entry() {
+		// (The same words for an entry taken over: the next run keeps it
+		// as the module's own, and its reason does not change.)
 		reason := fmt.Sprintf("the previous lock names %s%s; the lock never goes back", dc.floorLabel(f, primary), than)
-		return choice{keep: true, reason: reason, rule: res.Rule}, nil, nil
+		c := choice{keep: true, reason: reason, rule: res.Rule}
+		if f.Kind == FloorInherited {
+			c.from = f.Entry
+		}
+		return c, nil, nil
 	}
 	o := f.Observation
 	if o.Image.Digest == "" {
@@ -468,7 +516,7 @@ func platformOf(o observe.Observation) string { return o.Image.Platform }
 func (dc *decider) containers() int {
 	n := 0
 	for _, f := range dc.floors {
-		if f.Kind != FloorLocked {
+		if f.container() {
 			n++
 		}
 	}
@@ -490,7 +538,7 @@ func (dc *decider) describeWin(ctx context.Context, what string, img image.Image
 	var parts []string
 	var rule order.Rule
 	for _, f := range dc.floors {
-		if f.Kind == FloorLocked {
+		if !f.container() {
 			continue
 		}
 		res := dc.compare(ctx, img, f.Image)

@@ -27,6 +27,7 @@ var Features = []string{
 	"index",       // multi-platform indexes and platform manifest digests
 	"unversioned", // modules without any version
 	"allow",       // allow_downgrade, one_way and restore
+	"rename",      // modules renamed, removed and added back
 }
 
 // Gen generates histories.
@@ -75,7 +76,7 @@ func (g *Gen) Setup() *Setup {
 }
 
 func (g *Gen) module(name string) *Module {
-	m := &Module{Name: name, Repo: "reg.test/" + name, Tags: map[string]int{}, Floating: map[string][]int{}}
+	m := &Module{Name: name, Ctr: name, Repo: "reg.test/" + name, Tags: map[string]int{}, Floating: map[string][]int{}}
 	r := g.rng.IntN(100)
 	switch {
 	case r < 30:

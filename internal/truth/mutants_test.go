@@ -112,7 +112,7 @@ var Mutants = []Mutant{
 	{
 		Name:        "previous lock not a floor",
 		File:        "resolve/floors.go",
-		Anchor:      "\tif oldImg != nil {\n\t\tout = append(out, Floor{Kind: FloorLocked, Image: *oldImg})\n\t}\n",
+		Anchor:      "\tif oldImg != nil {\n\t\tout = append(out, Floor{Kind: FloorLocked, Image: *oldImg, Entry: old})\n\t}\n",
 		Replacement: "",
 		Rule:        "the previous lock entry is a floor: the lock is monotone",
 	},
@@ -129,6 +129,20 @@ var Mutants = []Mutant{
 		Anchor:      "if res.Cmp == order.Unknown || res.Rule == order.RuleContent {",
 		Replacement: "if true {",
 		Rule:        "a tag written next to a digest is a claim: where the image has no label, the registry must say the tag names that digest",
+	},
+	{
+		Name:        "a removed module's floor forgotten",
+		File:        "resolve/resolve.go",
+		Anchor:      "\t\tdefault:\n\t\t\tp.Retired = append(p.Retired, Retired{Entry: om, Now: true})\n",
+		Replacement: "\t\tdefault:\n",
+		Rule:        "a module removed from the catalogue leaves its entry in the lock (retired): added back, under its name or another, it is held to it",
+	},
+	{
+		Name:        "a renamed module's floor forgotten",
+		File:        "resolve/takeover.go",
+		Anchor:      "\t\t\tif covers(ro, name) {\n",
+		Replacement: "\t\t\tif false && covers(ro, name) {\n",
+		Rule:        "a module renamed takes over the floor of the entry that recorded its containers, also once they are gone",
 	},
 	{
 		Name:        "lock lines believed over digests",

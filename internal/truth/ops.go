@@ -89,6 +89,9 @@ func (g *Gen) run(w *World, m *Module, h *Host) Op {
 // event draws one event; false when the drawn kind is switched off or has
 // nothing to act on.
 func (g *Gen) event(w *World) (Op, bool) {
+	if g.on("rename") && g.pct(8) {
+		return g.renaming(w)
+	}
 	m := w.Mods[g.rng.IntN(len(w.Mods))]
 	h := w.Hosts[g.rng.IntN(len(w.Hosts))]
 	if len(m.Hosts) > 0 && g.pct(85) {
@@ -139,6 +142,33 @@ func (g *Gen) event(w *World) (Op, bool) {
 	case r < 100 && g.on("allow"):
 		a := g.pct(50)
 		return Op{Kind: OpAllow, Mod: m.Name, Allow: a, Rest: a && g.pct(50)}, true
+	}
+	return Op{}, false
+}
+
+// renaming draws a rename, a removal, or a removed module added back
+// (under its name, or another).
+func (g *Gen) renaming(w *World) (Op, bool) {
+	m := w.Mods[g.rng.IntN(len(w.Mods))]
+	switch r := g.rng.IntN(100); {
+	case r < 40:
+		name := m.Name + "r"
+		if w.Mod(name) != nil || w.gone(name) != nil {
+			return Op{}, false
+		}
+		return Op{Kind: OpRename, Mod: m.Name, Text: name}, true
+	case r < 70:
+		if len(w.Mods) < 2 {
+			return Op{}, false
+		}
+		return Op{Kind: OpRemove, Mod: m.Name}, true
+	case len(w.Gone) > 0:
+		gm := w.Gone[g.rng.IntN(len(w.Gone))]
+		o := Op{Kind: OpReadd, Mod: gm.Name}
+		if g.pct(50) {
+			o.Text = gm.Name + "b"
+		}
+		return o, true
 	}
 	return Op{}, false
 }

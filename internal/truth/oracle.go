@@ -43,12 +43,16 @@ type Runner struct {
 	// that every check had something to check.
 	Stats  map[string]int
 	floors map[string]floor
-	at     int // the op being played
+	// renamed marks modules renamed or added back since pin last wrote an
+	// entry under their name: their floor is an entry under another name,
+	// or a retired one, which the liveness check does not model.
+	renamed map[string]bool
+	at      int // the op being played
 }
 
 // NewRunner starts a history from its setup.
 func NewRunner(s *Setup) *Runner {
-	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}}
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}}
 }
 
 // Replay plays ops from the setup and returns the first failure.
@@ -66,7 +70,12 @@ func Replay(s *Setup, ops []Op) *Failure {
 // checked.
 func (r *Runner) Do(o Op) *Failure {
 	if !o.Step() {
-		r.Ops = append(r.Ops, r.World.apply(o))
+		names := r.names()
+		done := r.World.apply(o)
+		r.Ops = append(r.Ops, done)
+		if r.names() != names {
+			r.follow(done)
+		}
 		return nil
 	}
 	r.Ops = append(r.Ops, o)
@@ -88,6 +97,44 @@ func (r *Runner) Do(o Op) *Failure {
 		f.Op = at
 	}
 	return f
+}
+
+// names lists the modules' names, in and out of the catalogue.
+func (r *Runner) names() string {
+	var b strings.Builder
+	for _, m := range r.World.Mods {
+		b.WriteString(m.Name + " ")
+	}
+	b.WriteString("| ")
+	for _, m := range r.World.Gone {
+		b.WriteString(m.Name + " ")
+	}
+	return b.String()
+}
+
+// follow moves what the oracle knows of a module that was renamed, or
+// removed and added back: a floor belongs to what ran and what was
+// locked, not to a name, so it follows the module.
+func (r *Runner) follow(o Op) {
+	switch o.Kind {
+	case OpRename:
+		r.move(o.Mod, o.Text)
+	case OpReadd:
+		if o.Text != "" && r.World.Mod(o.Text) != nil {
+			r.move(o.Mod, o.Text)
+		} else if r.World.Mod(o.Mod) != nil {
+			r.renamed[o.Mod] = true
+		}
+	}
+}
+
+func (r *Runner) move(from, to string) {
+	if fl, ok := r.floors[from]; ok {
+		r.floors[to] = fl
+		delete(r.floors, from)
+	}
+	r.renamed[to] = true
+	delete(r.renamed, from)
 }
 
 // seen is a container pin reads in a step, with its build.
@@ -138,6 +185,12 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	}
 	newEntries := lockEntries(res.Lock)
 	next := map[string]floor{}
+	for _, m := range w.Gone {
+		// Out of the catalogue: its floor waits for it to come back.
+		if fl, ok := r.floors[m.Name]; ok {
+			next[m.Name] = fl
+		}
+	}
 	var cleared []string
 	for _, m := range w.Mods {
 		fl, has := r.floors[m.Name]
@@ -179,6 +232,12 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	}
 	for _, n := range cleared {
 		delete(w.Tampered, n)
+	}
+	for n := range r.renamed {
+		if _, ok := newEntries[n]; ok {
+			delete(r.renamed, n)
+			r.Stats["renamed locked"]++
+		}
 	}
 	r.Stats["written"]++
 	r.floors = next
@@ -264,6 +323,9 @@ func newestRelease(m *Module) *Build {
 // live checks liveness on the clean class: pin decides, and locks the true
 // newest image its policy allows.
 func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld bool) *Failure {
+	if r.renamed[m.Name] {
+		return nil // its floor is an entry under another name, or a retired one
+	}
 	obs := r.observedBy(m, fromHost)
 	prev := m.ByDigest(old.Digest)
 	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {

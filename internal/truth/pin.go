@@ -215,7 +215,7 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 			cm.Restore = "backup-1"
 		}
 		for _, h := range m.Hosts {
-			cm.RunsOn = append(cm.RunsOn, catalogue.RunsOn{Host: h, Container: m.Name})
+			cm.RunsOn = append(cm.RunsOn, catalogue.RunsOn{Host: h, Container: m.Ctr})
 		}
 		c.Modules = append(c.Modules, cm)
 	}
@@ -245,7 +245,7 @@ func observed(w *World, hosts []*Host) observe.Observed {
 			if h.Store == "classic" {
 				id = b.Config(platform)
 			}
-			s.Containers = append(s.Containers, host.Container{ID: "c-" + m.Name, Name: m.Name, Image: m.Repo + c.Ref, ImageID: id, State: c.State})
+			s.Containers = append(s.Containers, host.Container{ID: "c-" + m.Ctr, Name: m.Ctr, Image: m.Repo + c.Ref, ImageID: id, State: c.State})
 			os, arch, _ := strings.Cut(platform, "/")
 			s.Images = append(s.Images, host.Image{ID: id, RepoDigests: []string{m.Repo + "@" + pulled}, Created: b.Created, Labels: labels(b), OS: os, Arch: arch})
 		}

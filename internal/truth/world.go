@@ -95,6 +95,10 @@ type Module struct {
 	// to the builds it may name when upstream moves it.
 	Floating map[string][]int
 
+	// Ctr is the name of the module's containers on its hosts: the name
+	// it was first given (a module renamed keeps its containers).
+	Ctr string
+
 	Policy  string // exact, at-least-running, track-upstream
 	Pin     string // "", "tag", "tag@sha256:…", "sha256:…"
 	Float   string // track-upstream's floating tag ("latest"), or ""
@@ -160,6 +164,9 @@ func Floor(state string) bool { return state != "created" }
 type World struct {
 	Mods  []*Module // sorted by name
 	Hosts []*Host   // sorted by name
+	// Gone are the modules removed from the catalogue, by the name they
+	// had; their containers stay on the hosts (no module takes them over).
+	Gone []*Module
 	// Lock is the lock file's bytes; nil before the first write.
 	Lock []byte
 	// Tampered marks modules whose lock entry was edited by hand since pin
@@ -235,6 +242,9 @@ const (
 	OpMove   OpKind = "move"   // an upstream tag moves (Build < 0: deleted)
 	OpTamper OpKind = "tamper" // the lock entry's digest is swapped by hand
 	OpAllow  OpKind = "allow"  // allow_downgrade / restore edited
+	OpRename OpKind = "rename" // a module is renamed (Text), its containers kept
+	OpRemove OpKind = "remove" // a module leaves the catalogue
+	OpReadd  OpKind = "readd"  // a removed module comes back (as Text, when set)
 )
 
 // Op is one operation. Events carry every parameter, so that a history
@@ -330,15 +340,67 @@ func (w *World) apply(o Op) Op {
 		if m != nil {
 			m.Allow, m.Restore = o.Allow, o.Rest
 		}
+	case OpRename:
+		if m != nil && o.Text != "" && w.Mod(o.Text) == nil && w.gone(o.Text) == nil {
+			w.rename(m, o.Text)
+			w.sortMods()
+		}
+	case OpRemove:
+		if m != nil && len(w.Mods) > 1 {
+			w.Mods = slices.DeleteFunc(w.Mods, func(x *Module) bool { return x == m })
+			w.Gone = append(w.Gone, m)
+		}
+	case OpReadd:
+		g := w.gone(o.Mod)
+		if g == nil || (o.Text != "" && (w.Mod(o.Text) != nil || w.gone(o.Text) != nil)) || w.Mod(o.Mod) != nil {
+			return o
+		}
+		w.Gone = slices.DeleteFunc(w.Gone, func(x *Module) bool { return x == g })
+		if o.Text != "" {
+			w.rename(g, o.Text)
+		}
+		w.Mods = append(w.Mods, g)
+		w.sortMods()
 	}
 	return o
+}
+
+// gone returns the removed module named name, or nil.
+func (w *World) gone(name string) *Module {
+	for _, m := range w.Gone {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// rename gives m another name; its containers, keyed by module name on
+// the hosts, follow it (they keep their container name, m.Ctr).
+func (w *World) rename(m *Module, name string) {
+	old := m.Name
+	for _, h := range w.Hosts {
+		if c, ok := h.Ctrs[old]; ok {
+			delete(h.Ctrs, old)
+			h.Ctrs[name] = c
+		}
+	}
+	if w.Tampered[old] {
+		delete(w.Tampered, old)
+		w.Tampered[name] = true
+	}
+	m.Name = name
+}
+
+func (w *World) sortMods() {
+	slices.SortFunc(w.Mods, func(a, b *Module) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // describe renders an op for people, naming builds by version and rank.
 func (s *Setup) describe(o Op) string {
 	var m *Module
 	for _, x := range s.Mods {
-		if x.Name == o.Mod {
+		if x.Name == strings.TrimRight(o.Mod, "rb") {
 			m = x
 		}
 	}
@@ -379,6 +441,15 @@ func (s *Setup) describe(o Op) string {
 		return fmt.Sprintf("hand edit: lock entry %s gets the digest of %s, other lines kept", o.Mod, bname(o.Build))
 	case OpAllow:
 		return fmt.Sprintf("catalogue: module %s allow_downgrade=%v restore=%v", o.Mod, o.Allow, o.Rest)
+	case OpRename:
+		return fmt.Sprintf("catalogue: module %s renamed %s (its containers kept)", o.Mod, o.Text)
+	case OpRemove:
+		return fmt.Sprintf("catalogue: module %s removed", o.Mod)
+	case OpReadd:
+		if o.Text != "" {
+			return fmt.Sprintf("catalogue: module %s added back as %s", o.Mod, o.Text)
+		}
+		return fmt.Sprintf("catalogue: module %s added back", o.Mod)
 	}
 	return string(o.Kind)
 }
