@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -214,11 +212,17 @@ func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) v
 		}
 	}
 	// What the tag names now, as the registry (or offline, the cache's
-	// record of the tag) describes it: an index may name img as one of its
-	// platforms.
-	got, err := c.reg.Image(ctx, c.m.Image, img.Tag, img.Platform)
+	// record of the tag) describes it: an index may name img as the entry
+	// a pull on img's platform gets (the first that matches, never "any
+	// entry").
+	platform := img.Platform
+	if platform == "" {
+		platform = c.m.Platform()
+	}
+	got, err := c.reg.Image(ctx, c.m.Image, img.Tag, platform)
+	entry, isEntry := got.ManifestFor(platform)
 	switch {
-	case err == nil && (got.Digest == img.Digest || slices.Contains(slices.Collect(maps.Values(got.Platforms)), img.Digest)):
+	case err == nil && (got.Digest == img.Digest || (isEntry && entry == img.Digest)):
 		return verdict{}
 	case errors.Is(err, image.ErrUnavailable):
 		return no(", and offline nothing records what the tag names")

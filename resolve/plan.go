@@ -183,5 +183,5 @@ func Created(t time.Time) string {
 
 // orderOptions are the ordering settings of a module.
 func orderOptions(m *catalogue.Module, now time.Time) order.Options {
-	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now}
+	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now, Platform: m.Platform()}
 }

@@ -434,7 +434,10 @@ func (dc *decider) onPlatform(ctx context.Context, img image.Image, platform str
 // readOn is onPlatform for callers without a decider; memo keeps what was
 // read, by digest and platform.
 func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Image, platform string, memo map[string]image.Image) image.Image {
-	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || img.Platforms[platform] == "" || reg == nil || img.Digest == "" {
+	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || reg == nil || img.Digest == "" {
+		return img
+	}
+	if _, ok := img.ManifestFor(platform); !ok {
 		return img
 	}
 	if img.ImageID != "" && img.Platform != "" {
@@ -449,7 +452,7 @@ func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Im
 	}
 	got, err := reg.Image(ctx, m.Image, img.Digest, platform)
 	if err != nil {
-		got = image.Image{Repository: img.Repository, Digest: img.Digest, Platforms: img.Platforms, Platform: platform}
+		got = image.Image{Repository: img.Repository, Digest: img.Digest, Platforms: img.Platforms, Manifests: img.Manifests, Platform: platform}
 	}
 	got.Tag, got.ImageID = img.Tag, img.ImageID
 	memo[key] = got

@@ -6,6 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // The side doors of the lock and the ordering, each on the repository's
@@ -115,4 +121,140 @@ func TestRemovedModuleIsRetired(t *testing.T) {
 func lockedRetired(t *testing.T, lock, name string) string {
 	t.Helper()
 	return lockedDigest(t, strings.Replace(lock, "retired \""+name+"\" {", "module \""+name+"\" {", 1), name)
+}
+
+// incidentMirror is a fresh incident (nothing locked) whose layout mirror
+// and snapshot are copies in its folder, so that a test may add images
+// and edit what mesh-1 runs.
+func incidentMirror(t *testing.T) (dir string, p layout.Path) {
+	t.Helper()
+	dir = incidentDir(t, func(s string) string {
+		s = strings.Replace(s, repoRoot+`/examples/incident/mesh-1.json`, "mesh-1.json", 1)
+		return strings.Replace(s, repoRoot+`/examples/incident/registry`, "registry", 1)
+	})
+	if err := os.CopyFS(filepath.Join(dir, "registry"), os.DirFS(filepath.Join(repoRoot, "examples/incident/registry"))); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := os.ReadFile(filepath.Join(repoRoot, "examples/incident/mesh-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "mesh-1.json"), string(snap))
+	p, err = layout.FromPath(filepath.Join(dir, "registry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, p
+}
+
+// layoutImage reads the image of manifest digest d from the layout.
+func layoutImage(t *testing.T, p layout.Path, d string) v1.Image {
+	t.Helper()
+	h, err := v1.NewHash(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := p.Image(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// addIndex writes an untagged index of the platforms and images given, in
+// that order, to the layout, and returns its digest.
+func addIndex(t *testing.T, p layout.Path, entries ...any) string {
+	t.Helper()
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for i := 0; i < len(entries); i += 2 {
+		pl := entries[i].(v1.Platform)
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: entries[i+1].(v1.Image), Descriptor: v1.Descriptor{Platform: &pl}})
+	}
+	if err := p.AppendIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.String()
+}
+
+// TestMixedIndexPin: forge's exact pin names an index whose linux/amd64
+// entry is the 1.22.6 manifest and whose linux/arm64 entry is the 1.27.3
+// manifest mesh-1 (linux/amd64) runs. An amd64 pull gets 1.22.6: resolve
+// refuses it, and a lock that names it anyway (allow_downgrade) is a
+// DOWNGRADE for plan and behind-running for outdated, never SAME. An index
+// that lists linux/amd64 twice is refused, naming both entries.
+func TestMixedIndexPin(t *testing.T) {
+	dir, p := incidentMirror(t)
+	root, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := v1.NewHash(forge1273)
+	forge, err := root.ImageIndex(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := forge.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	amd := im.Manifests[0].Digest.String() // the linux/amd64 manifest of 1.27.3
+	running, err := forge.Image(im.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := layoutImage(t, p, forge1226)
+	linuxAMD := v1.Platform{OS: "linux", Architecture: "amd64"}
+	linuxARM := v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
+	mixed := addIndex(t, p, linuxAMD, old, linuxARM, running)
+	twice := addIndex(t, p, linuxAMD, old, linuxAMD, running)
+	// mesh-1 runs 1.27.3 by its linux/amd64 manifest (pulled by digest).
+	editFile(t, filepath.Join(dir, "mesh-1.json"), func(s string) string {
+		s = strings.Replace(s, `"registry.example.org/forge/forgejo:1.27.3"`, `"registry.example.org/forge/forgejo@`+amd+`"`, 1)
+		return strings.Replace(s, `"registry.example.org/forge/forgejo@`+forge1273+`"`, `"registry.example.org/forge/forgejo@`+amd+`"`, 1)
+	})
+	exact := func(pinned, extra string) {
+		editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+			i := strings.Index(s, `module "forge" {`)
+			j := i + strings.Index(s[i:], "\n}\n")
+			return s[:i] + `module "forge" {
+  image   = "registry.example.org/forge/forgejo"
+  policy  = "exact"
+  pin     = "` + pinned + `"
+  one_way = true` + extra + `
+  runs_on "mesh-1" { container = "forgejo" }` + s[j:]
+		})
+	}
+
+	exact(mixed, "")
+	r := pin(t, dir, "resolve")
+	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing a downgrade: the exact pin is older than what mesh-1/forgejo runs`) {
+		t.Errorf("exact pin of the mixed index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pin.lock.hcl")); err == nil {
+		t.Error("a refused run wrote the lock")
+	}
+
+	exact(mixed, "\n  allow_downgrade = \"testing the plan\"\n  restore = \"none\"")
+	if r := pin(t, dir, "resolve"); r.code != 0 || lockedDigest(t, readLock(t, dir), "forge") != mixed {
+		t.Fatalf("with allow_downgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, dir, "plan", "mesh-1")
+	if r.code != 1 || !strings.Contains(r.stdout, "mesh-1/forgejo (module forge): DOWNGRADE") {
+		t.Errorf("plan mesh-1 against the mixed index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, dir, "outdated")
+	if r.code != 1 || !strings.Contains(r.stdout, "behind-running") {
+		t.Errorf("outdated against the mixed index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	exact(twice, "")
+	r = pin(t, dir, "resolve")
+	if r.code != 3 || !strings.Contains(r.stderr, "lists linux/amd64 twice, as entry 1 (sha256:e8cb3b3125e6) and entry 2 ("+amd[:len("sha256:")+12]+")") {
+		t.Errorf("an index listing linux/amd64 twice: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }

@@ -28,6 +28,7 @@ var Features = []string{
 	"unversioned", // modules without any version
 	"allow",       // allow_downgrade, one_way and restore
 	"rename",      // modules renamed, removed and added back
+	"mixed",       // indexes whose platform entries are other builds (pinned by digest)
 }
 
 // Gen generates histories.
@@ -38,6 +39,9 @@ type Gen struct {
 	MaxSteps int
 	rng      *rand.Rand
 	seq      uint64
+	// arm: a host of the history is linux/arm64 (then no mixed index is
+	// drawn: see mixed).
+	arm bool
 }
 
 // NewGen returns the generator of history number history of a run seeded
@@ -66,6 +70,7 @@ func (g *Gen) Setup() *Setup {
 		}
 		if g.on("index") && g.pct(20) {
 			h.Platform = Platforms[1]
+			g.arm = true
 		}
 		s.Hosts = append(s.Hosts, h)
 	}
@@ -93,8 +98,51 @@ func (g *Gen) module(name string) *Module {
 	} else {
 		g.versioned(m)
 	}
+	g.mixed(m)
 	g.catalogue(m)
 	return m
+}
+
+// mixed adds, sometimes, an index whose linux/amd64 entry is an older
+// single-manifest build's manifest and whose linux/arm64 entry a newer
+// one's: a pull on linux/amd64 gets the older. Only in histories whose
+// hosts are all linux/amd64, so that what every host pulls is known: the
+// amd64 entry.
+func (g *Gen) mixed(m *Module) {
+	if !g.on("mixed") || g.arm || !g.pct(35) {
+		return
+	}
+	var single []*Build
+	for _, b := range m.Builds {
+		if b.Manifests == nil {
+			single = append(single, b)
+		}
+	}
+	if len(single) < 2 {
+		return
+	}
+	y, x := single[g.rng.IntN(len(single))], single[g.rng.IntN(len(single))]
+	if y.Rank >= x.Rank {
+		return
+	}
+	b := &Build{ID: len(m.Builds), Rank: y.Rank, Ver: y.Ver, Versioned: y.Versioned, Variant: y.Variant, Digest: g.digest(),
+		Manifests: map[string]string{Platforms[0]: y.Digest, Platforms[1]: x.Digest},
+		Configs:   map[string]string{Platforms[0]: y.Config(Platforms[0]), Platforms[1]: x.Config(Platforms[0])},
+		Mixed:     map[string]int{Platforms[0]: y.ID, Platforms[1]: x.ID},
+		Label:     y.Label, Created: y.Created,
+		Notes: []string{fmt.Sprintf("mixed index: %s is #%d, %s is #%d", Platforms[0], y.ID, Platforms[1], x.ID)}}
+	m.Builds = append(m.Builds, b)
+	m.Canon = append(m.Canon, "")
+}
+
+// mixedBuild returns the module's mixed index, or nil.
+func mixedBuild(m *Module) *Build {
+	for _, b := range m.Builds {
+		if b.Mixed != nil {
+			return b
+		}
+	}
+	return nil
 }
 
 // versioned makes the builds of a module with versions, in the order they
@@ -301,6 +349,9 @@ func (g *Gen) catalogue(m *Module) {
 	switch {
 	case m.Policy == "exact", m.Policy == "at-least-running" && g.pct(70):
 		m.Pin = g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
+		if x := mixedBuild(m); x != nil && g.pct(50) {
+			m.Pin = x.Digest
+		}
 	case m.Policy == "track-upstream" && m.Profile != "unversioned" && g.pct(30):
 		m.Pin = g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
 	}

@@ -145,6 +145,13 @@ var Mutants = []Mutant{
 		Rule:        "a module renamed takes over the floor of the entry that recorded its containers, also once they are gone",
 	},
 	{
+		Name:        "any entry of an index is the same content",
+		File:        "internal/order/order.go",
+		Anchor:      "\tif d, ok := o.entryFor(b, a); ok && d == a.Digest && d != \"\" {\n\t\treturn true\n\t}\n\tif d, ok := o.entryFor(a, b); ok && d == b.Digest && d != \"\" {\n\t\treturn true\n\t}\n",
+		Replacement: "\tfor _, d := range b.Platforms {\n\t\tif d == a.Digest && d != \"\" {\n\t\t\treturn true\n\t\t}\n\t}\n\tfor _, d := range a.Platforms {\n\t\tif d == b.Digest && d != \"\" {\n\t\t\treturn true\n\t\t}\n\t}\n",
+		Rule:        "same content for an index is the entry a pull on the host's platform gets (the first that matches), never any entry",
+	},
+	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
 		Anchor:      "img, state, err = describe(ctx, reg, m, e.Digest, platform)",

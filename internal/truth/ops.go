@@ -72,11 +72,12 @@ func (g *Gen) state(start bool) string {
 // run starts a container of m on h, mostly with a build at least as new
 // as the module's newest so far.
 func (g *Gen) run(w *World, m *Module, h *Host) Op {
-	b := m.Builds[g.rng.IntN(len(m.Builds))]
+	runnable := slices.DeleteFunc(slices.Clone(m.Builds), func(b *Build) bool { return b.Mixed != nil })
+	b := runnable[g.rng.IntN(len(runnable))]
 	if g.pct(50) {
-		top := slices.MaxFunc(m.Builds, func(a, b *Build) int { return a.Rank - b.Rank }).Rank
+		top := slices.MaxFunc(runnable, func(a, b *Build) int { return a.Rank - b.Rank }).Rank
 		var high []*Build
-		for _, x := range m.Builds {
+		for _, x := range runnable {
 			if x.Rank >= top-2 {
 				high = append(high, x)
 			}

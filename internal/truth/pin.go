@@ -319,11 +319,17 @@ func describe(m *Module, b *Build, d, platform string) image.Image {
 			platform = Platforms[0]
 		}
 		img.Platforms = map[string]string{}
-		for p, x := range b.Manifests {
-			img.Platforms[p] = x
+		for _, p := range Platforms { // as the index lists them
+			img.Platforms[p] = b.Manifests[p]
+			img.Manifests = append(img.Manifests, image.PlatformManifest{Platform: p, Digest: b.Manifests[p]})
 		}
 		img.Platform = platform
 		img.ConfigDigest = b.Configs[platform]
+		if id, ok := b.Mixed[platform]; ok {
+			// The entry is another build: its config says what it is.
+			e := m.Builds[id]
+			img.Created, img.Labels = e.Created, labels(e)
+		}
 		return img
 	}
 	img.Platform = Platforms[0]

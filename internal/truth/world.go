@@ -62,6 +62,12 @@ type Build struct {
 	Manifests map[string]string
 	// Configs maps platforms to config digests.
 	Configs map[string]string
+	// Mixed, for an index whose entries are other builds' manifests (a
+	// mixed index), maps each platform to the build its entry is: a pull
+	// gets that build. Its Rank is that of its linux/amd64 entry (what
+	// every host of a history with mixed indexes pulls); no container
+	// runs it and no tag names it.
+	Mixed map[string]int
 	// Label is the org.opencontainers.image.version label ("" when none).
 	Label   string
 	Created time.Time
@@ -324,7 +330,7 @@ func (w *World) apply(o Op) Op {
 		}
 		var older *Build
 		for _, b := range m.Builds {
-			if b.Rank < cur.Rank && (older == nil || b.Rank > older.Rank) {
+			if b.Mixed == nil && b.Rank < cur.Rank && (older == nil || b.Rank > older.Rank) {
 				older = b
 			}
 		}
