@@ -42,7 +42,8 @@ at-least-running latest/2026-08-20 -/2026-09-17    latest/2026-09-17      -     
 at-least-running latest/2026-09-17 -               latest/2026-09-17      -          → current
 at-least-running latest/2026-09-17 -               latest/1970-01-01      -          → unknown-order
 at-least-running -               1.27.3            1.27.3                 -          → unlocked
-at-least-running 1.22.6+1.22.6   1.27.3            1.27.3                 offline    → behind-running
+at-least-running 1.22.6+1.22.6   1.27.3+1.27.3     1.27.3                 offline    → behind-running
+at-least-running 1.22.6+1.22.6   1.27.3            1.27.3                 offline    → unknown-order
 at-least-running 1.22.6          1.27.3            1.27.3                 offline    → unknown-order
 at-least-running 1.22.6          1.22.6            1.27.3                 down       → error,behind-upstream
 at-least-running 1.22.6          1.22.6            1.27.3                 regdown    → error
@@ -107,7 +108,7 @@ func joinStatuses(ss []Status) string {
 // the running images ordered against the lock, the candidate described, the
 // findings' words, and the failures that make "pin outdated" exit 3.
 func TestOutdatedDetails(t *testing.T) {
-	in := outdatedInput(t, "at-least-running", "1.22.6", "1.27.3,!1.28.0", "1.22.6,1.27.3/2026-09-01", "-")
+	in := outdatedInput(t, "at-least-running", "1.22.6", "1.27.3/2026-09-01,!1.28.0", "1.22.6,1.27.3/2026-09-01", "-")
 	s := Outdated(context.Background(), in, nil)[0]
 	if len(s.Running) != 2 || s.Running[0].Host != "host-0" || s.Running[0].Order.Cmp.String() != "newer" || s.Running[0].Version != "1.27.3" || s.Running[1].State != "exited" {
 		t.Errorf("running = %+v (the stopped container is a floor too)", s.Running)
@@ -315,6 +316,17 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 			state := "running"
 			if strings.HasPrefix(w, "!") {
 				state, w = "exited", w[1:]
+			}
+			// A host pulled what it runs from the registry: the registry
+			// serves it by digest, and by its tag unless the pin's or an
+			// upstream word names another image by that tag (upstream
+			// moved it). It is not in the tag list (only upstream words
+			// are). A host's tag is a claim the registry is asked about.
+			if img := word(repo, w); registry == Registry(reg) {
+				reg.byDigest[img.Digest] = img
+				if _, taken := reg.byTag[img.Tag]; img.Tag != "" && !taken {
+					reg.byTag[img.Tag] = img
+				}
 			}
 			h := fmt.Sprintf("host-%d", i)
 			m.RunsOn = append(m.RunsOn, catalogue.RunsOn{Host: h, Container: "svc"})

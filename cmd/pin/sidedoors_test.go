@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -256,5 +258,95 @@ func TestMixedIndexPin(t *testing.T) {
 	r = pin(t, dir, "resolve")
 	if r.code != 3 || !strings.Contains(r.stderr, "lists linux/amd64 twice, as entry 1 (sha256:e8cb3b3125e6) and entry 2 ("+amd[:len("sha256:")+12]+")") {
 		t.Errorf("an index listing linux/amd64 twice: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// addImage writes an unlabelled linux/amd64 image built on created to the
+// layout as repo:tag, and returns its manifest digest and config digest.
+func addImage(t *testing.T, p layout.Path, repo, tag, created string) (string, string) {
+	t.Helper()
+	img, err := random.Image(64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when, err := time.Parse("2006-01-02", created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Created = "linux", "amd64", v1.Time{Time: when}
+	if img, err = mutate.ConfigFile(img, cf); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{"io.containerd.image.name": repo + ":" + tag})); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := img.Digest()
+	c, _ := img.ConfigName()
+	return d.String(), c.String()
+}
+
+// TestHostLocalTag: app's images carry no version label. mesh-1 runs the
+// 2024 build the registry serves as 1.22.6, tagged 1.30.0 on the host
+// ("docker tag"; the registry has no 1.30.0), mesh-2 runs 1.27.3. The
+// host's tag is a claim: resolve refuses it (unknown order), lock
+// --from-host does not move the lock from 1.27.3 to it, and plan calls the
+// cutover UNKNOWN, as it does for the lock's own claims.
+func TestHostLocalTag(t *testing.T) {
+	dir, p := incidentMirror(t)
+	const repo = "registry.example.org/team/app"
+	old, oldCfg := addImage(t, p, repo, "1.22.6", "2024-03-01")
+	cur, curCfg := addImage(t, p, repo, "1.27.3", "2026-09-01")
+	snapshot := func(hostName, tag, digest, cfg, created string) string {
+		return `{"schema": 1, "host": "` + hostName + `", "image_store": "classic",
+  "containers": [{"id": "` + strings.Repeat("a", 64) + `", "name": "app", "image": "` + repo + `:` + tag + `", "image_id": "` + cfg + `", "state": "running"}],
+  "images": [{"id": "` + cfg + `", "repo_tags": ["` + repo + `:` + tag + `"], "repo_digests": ["` + repo + `@` + digest + `"], "created": "` + created + `T00:00:00Z", "os": "linux", "architecture": "amd64"}]}`
+	}
+	writeFile(t, filepath.Join(dir, "app-1.json"), snapshot("app-1", "1.27.3", cur, curCfg, "2026-09-01"))
+	writeFile(t, filepath.Join(dir, "app-2.json"), snapshot("app-2", "1.27.3", cur, curCfg, "2026-09-01"))
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return s + `
+host "app-1" {
+  snapshot = "app-1.json"
+}
+
+host "app-2" {
+  snapshot = "app-2.json"
+}
+
+module "app" {
+  image  = "` + repo + `"
+  policy = "at-least-running"
+  runs_on "app-1" { container = "app" }
+  runs_on "app-2" { container = "app" }
+}
+`
+	})
+	if r := pin(t, dir, "resolve"); r.code != 0 || lockedDigest(t, readLock(t, dir), "app") != cur {
+		t.Fatalf("resolve with 1.27.3 on both hosts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	locked := readLock(t, dir)
+
+	// app-1 now runs the 2024 build, tagged 1.30.0 on the host.
+	writeFile(t, filepath.Join(dir, "app-1.json"), snapshot("app-1", "1.30.0", old, oldCfg, "2024-03-01"))
+	r := pin(t, dir, "lock", "--from-host", "app-1")
+	if r.code != 1 || !strings.Contains(r.stderr, `module "app": refusing`) ||
+		!strings.Contains(r.stderr, "only the tag 1.30.0 says the version of "+old[:len("sha256:")+12]) || !strings.Contains(r.stderr, "the registry has no such tag") {
+		t.Errorf("lock --from-host app-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readLock(t, dir) != locked {
+		t.Errorf("lock --from-host moved the lock to the host's claim:\n%s", readLock(t, dir))
+	}
+	r = pin(t, dir, "resolve")
+	if r.code != 1 || !strings.Contains(r.stderr, "only the tag 1.30.0") || readLock(t, dir) != locked {
+		t.Errorf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, dir, "plan", "app-1")
+	if r.code != 1 || !strings.Contains(r.stdout, "app-1/app (module app): UNKNOWN") {
+		t.Errorf("plan app-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -29,6 +29,7 @@ var Features = []string{
 	"allow",       // allow_downgrade, one_way and restore
 	"rename",      // modules renamed, removed and added back
 	"mixed",       // indexes whose platform entries are other builds (pinned by digest)
+	"hosttags",    // unlabelled builds run under a newer tag given on the host ("docker tag")
 }
 
 // Gen generates histories.
@@ -435,6 +436,9 @@ func (g *Gen) ref(m *Module, b *Build, h *Host) string {
 		d = b.Manifests[h.Platform]
 	}
 	canon := m.Canon[b.ID]
+	if t := g.hostTag(m, b); t != "" {
+		return ":" + t
+	}
 	tags := tagsOf(m, b)
 	r := g.rng.IntN(100)
 	switch {
@@ -450,4 +454,32 @@ func (g *Gen) ref(m *Module, b *Build, h *Host) string {
 		return ":" + canon
 	}
 	return "@" + d
+}
+
+// hostTag is, sometimes, a tag given to unlabelled build b on the host
+// ("docker tag"), newer than what b is: the newest release's tag of its
+// variant (which the registry gives another build), or a release after
+// it the registry never had. Nothing in b contradicts it; the registry
+// does.
+func (g *Gen) hostTag(m *Module, b *Build) string {
+	if !g.on("hosttags") || b.Label != "" || !b.Versioned || m.Canon[b.ID] == "" || !g.pct(12) {
+		return ""
+	}
+	var newest *Build
+	for _, c := range m.Builds {
+		if t := m.Canon[c.ID]; t != "" && c.Variant == b.Variant && c.Ver.Pre == "" && b.Ver.less(c.Ver) && m.Tags[t] == c.ID && (newest == nil || newest.Ver.less(c.Ver)) {
+			newest = c
+		}
+	}
+	if newest == nil {
+		return ""
+	}
+	if g.pct(50) {
+		return m.Canon[newest.ID]
+	}
+	// A release after the newest: pfx + version + variant, as the
+	// module's tags are written.
+	canon := m.Canon[newest.ID]
+	pfx := strings.TrimSuffix(strings.TrimSuffix(canon, newest.Variant), newest.Ver.String())
+	return pfx + Ver{Maj: newest.Ver.Maj, Min: newest.Ver.Min + 1}.String() + newest.Variant
 }

@@ -152,6 +152,13 @@ var Mutants = []Mutant{
 		Rule:        "same content for an index is the entry a pull on the host's platform gets (the first that matches), never any entry",
 	},
 	{
+		Name:        "host tags believed",
+		File:        "resolve/claims.go",
+		Anchor:      "\t\t\tc.hosted[o.Image.Tag+\"@\"+o.Image.Digest] = true\n",
+		Replacement: "\t\t\tc.vouch(o.Image)\n",
+		Rule:        "a tag a host holds may be a docker tag given on the host: where it alone says the version and would decide in the image's favour, the registry must say it names that digest",
+	},
+	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
 		Anchor:      "img, state, err = describe(ctx, reg, m, e.Digest, platform)",
