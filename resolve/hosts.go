@@ -13,12 +13,22 @@ import (
 // nothing from one nobody has read.
 
 // hostsRead are the catalogue hosts whose containers a lock this run
-// writes is held against: every one (a run reads them all), or, in
-// ModeFromHost, the one read and those the previous lock was held against.
+// writes is held against, for every module: every one (a run reads them
+// all); in ModeFromHost, the one read and those the previous lock was held
+// against; when Input.Only names modules, those the previous lock was held
+// against (the hosts were read, but only the named modules decided against
+// them: every other entry stays what it was, and a host the lock was not
+// held against stays unknown to them).
 func hostsRead(in Input) []string {
+	held := func(h string) bool { return in.Old != nil && slices.Contains(in.Old.Hosts, h) }
 	var out []string
 	for _, h := range in.Catalogue.Hosts {
-		if in.Mode != ModeFromHost || h.Name == in.Host || (in.Old != nil && slices.Contains(in.Old.Hosts, h.Name)) {
+		switch {
+		case in.Only != nil:
+			if held(h.Name) {
+				out = append(out, h.Name)
+			}
+		case in.Mode != ModeFromHost || h.Name == in.Host || held(h.Name):
 			out = append(out, h.Name)
 		}
 	}

@@ -129,6 +129,13 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		return d // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
+		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
+			// Its runs_on names the host read, which runs nothing of it
+			// now; but a host of it the lock never read may run anything:
+			// "up to date" would be a claim nobody checked.
+			d.Refusal = unreadHostsRefusal(in, m, unread)
+			return d
+		}
 		// Not on this host: keep what was locked, or, with nothing locked
 		// yet, leave the module to "pin resolve". What is kept is checked
 		// against its content all the same: a hand-edited entry is not
@@ -155,9 +162,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		// others; a host of the module it never recorded has floors
 		// nobody knows.
 		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
-			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
-				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on since, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
-					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
+			d.Refusal = unreadHostsRefusal(in, m, unread)
 			return d
 		}
 	}
@@ -214,6 +219,14 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		}
 	}
 	return d
+}
+
+// unreadHostsRefusal refuses, for "lock --from-host in.Host", module m
+// one of whose hosts (unread) the lock has no record of.
+func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal {
+	return &Refusal{Module: m.Name, Kind: KindUnreadHosts,
+		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
+			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
 }
 
 type unknownPolicyError struct{ module, policy string }

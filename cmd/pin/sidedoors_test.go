@@ -350,3 +350,168 @@ module "app" {
 		t.Errorf("plan app-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// editSnapshot rewrites the snapshot file at path through edit, on its
+// JSON decoded as maps.
+func editSnapshot(t *testing.T, path string, edit func(snap map[string]any)) {
+	t.Helper()
+	var snap map[string]any
+	if err := json.Unmarshal([]byte(readFileT(t, path)), &snap); err != nil {
+		t.Fatal(err)
+	}
+	edit(snap)
+	b, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b))
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runForge makes the snapshot's forgejo container run forge tag (a
+// manifest of the layout), named name, with labels.
+func runForge(t *testing.T, p layout.Path, snap map[string]any, tag, name string, labels map[string]string) {
+	t.Helper()
+	root, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := root.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const repo = "registry.example.org/forge/forgejo"
+	var img v1.Image
+	var d v1.Hash // what the host pulled: the index digest of a multi-platform image
+	for _, desc := range im.Manifests {
+		if desc.Annotations["io.containerd.image.name"] != repo+":"+tag {
+			continue
+		}
+		d = desc.Digest
+		if !desc.MediaType.IsIndex() {
+			if img, err = root.Image(desc.Digest); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		ii, err := root.ImageIndex(desc.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		child, err := ii.IndexManifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img, err = ii.Image(child.Manifests[0].Digest); err != nil { // linux/amd64
+			t.Fatal(err)
+		}
+	}
+	if img == nil {
+		t.Fatalf("no %s:%s in the layout", repo, tag)
+	}
+	cfgName, _ := img.ConfigName()
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := map[string]any{"id": strings.Repeat("f", 64), "name": name, "image": repo + ":" + tag, "image_id": cfgName.String(), "state": "running"}
+	if labels != nil {
+		ctr["labels"] = labels
+	}
+	var ctrs []any
+	for _, c := range snap["containers"].([]any) {
+		if c.(map[string]any)["name"] != "forgejo" {
+			ctrs = append(ctrs, c)
+		}
+	}
+	snap["containers"] = append(ctrs, ctr)
+	snap["images"] = append(snap["images"].([]any), map[string]any{"id": cfgName.String(), "repo_tags": []string{repo + ":" + tag},
+		"repo_digests": []string{repo + "@" + d.String()}, "created": cf.Created.Time.UTC().Format(time.RFC3339), "labels": cf.Config.Labels,
+		"os": "linux", "architecture": "amd64"})
+}
+
+// TestResolveModuleRecordsOnlyWhatItDecided: the catalogue gains host
+// mesh-2, where a container labelled pin.module=forge runs 1.27.3; mesh-1
+// runs forge 1.26.1, locked. "pin resolve packages" decides packages
+// alone: the lock's hosts line must not say mesh-2 was read for forge, so
+// that "pin lock --from-host mesh-1" refuses forge (naming mesh-2) rather
+// than keep it below what mesh-2 runs.
+func TestResolveModuleRecordsOnlyWhatItDecided(t *testing.T) {
+	dir, p := incidentMirror(t)
+	editSnapshot(t, filepath.Join(dir, "mesh-1.json"), func(s map[string]any) { runForge(t, p, s, "1.26.1", "forgejo", nil) })
+	if r := pin(t, dir, "resolve"); r.code != 0 {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "mesh-2.json"), `{"schema": 1, "host": "mesh-2", "image_store": "classic", "containers": [], "images": []}`)
+	editSnapshot(t, filepath.Join(dir, "mesh-2.json"), func(s map[string]any) {
+		s["containers"], s["images"] = []any{}, []any{}
+		runForge(t, p, s, "1.27.3", "forgejo-canary", map[string]string{"pin.module": "forge"})
+	})
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return s + "\nhost \"mesh-2\" {\n  snapshot = \"mesh-2.json\"\n}\n"
+	})
+	if r := pin(t, dir, "resolve", "packages"); r.code != 0 || !strings.Contains(readLock(t, dir), "\nhosts = [\"mesh-1\"]\n") {
+		t.Fatalf("resolve packages: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, readLock(t, dir))
+	}
+	before := readLock(t, dir)
+	r := pin(t, dir, "lock", "--from-host", "mesh-1")
+	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing: lock --from-host mesh-1 reads mesh-1 alone, and the lock has no record of what mesh-2 run(s)`) {
+		t.Errorf("lock --from-host mesh-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readLock(t, dir) != before {
+		t.Error("a refused run rewrote the lock")
+	}
+}
+
+// TestFromHostNothingThereStillRefuses: forge's runs_on gains mesh-2 (a
+// host the lock was held against, which ran nothing of forge then, and
+// runs 1.27.3 now), while forge's container on mesh-1 is gone: lock
+// --from-host mesh-1 reads nothing that changes forge's entry, and still
+// refuses, naming mesh-2 (plan mesh-2 says DOWNGRADE), rather than say the
+// lock is up to date.
+func TestFromHostNothingThereStillRefuses(t *testing.T) {
+	dir, p := incidentMirror(t)
+	editSnapshot(t, filepath.Join(dir, "mesh-1.json"), func(s map[string]any) { runForge(t, p, s, "1.26.1", "forgejo", nil) })
+	// mesh-2 is a host of the catalogue, read by every resolve, running
+	// nothing yet.
+	writeFile(t, filepath.Join(dir, "mesh-2.json"), `{"schema": 1, "host": "mesh-2", "image_store": "classic", "containers": [], "images": []}`)
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return s + "\nhost \"mesh-2\" {\n  snapshot = \"mesh-2.json\"\n}\n"
+	})
+	if r := pin(t, dir, "resolve"); r.code != 0 || !strings.Contains(readLock(t, dir), "\nhosts = [\"mesh-1\", \"mesh-2\"]\n") {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	editSnapshot(t, filepath.Join(dir, "mesh-1.json"), func(s map[string]any) {
+		var ctrs []any
+		for _, c := range s["containers"].([]any) {
+			if c.(map[string]any)["name"] != "forgejo" {
+				ctrs = append(ctrs, c)
+			}
+		}
+		s["containers"] = ctrs
+	})
+	editSnapshot(t, filepath.Join(dir, "mesh-2.json"), func(s map[string]any) { runForge(t, p, s, "1.27.3", "forgejo", nil) })
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, `  runs_on "mesh-1" { container = "forgejo" }`, `  runs_on "mesh-1" { container = "forgejo" }
+  runs_on "mesh-2" { container = "forgejo" }`, 1)
+	})
+	if r := pin(t, dir, "plan", "mesh-2"); r.code != 1 || !strings.Contains(r.stdout, "DOWNGRADE") {
+		t.Fatalf("precondition: plan mesh-2: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	before := readLock(t, dir)
+	r := pin(t, dir, "lock", "--from-host", "mesh-1")
+	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing: lock --from-host mesh-1 reads mesh-1 alone, and the lock has no record of what mesh-2 run(s)`) || strings.Contains(r.stdout, "up to date") {
+		t.Errorf("lock --from-host mesh-1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readLock(t, dir) != before {
+		t.Error("a refused run rewrote the lock")
+	}
+}

@@ -30,6 +30,8 @@ var Features = []string{
 	"rename",      // modules renamed, removed and added back
 	"mixed",       // indexes whose platform entries are other builds (pinned by digest)
 	"hosttags",    // unlabelled builds run under a newer tag given on the host ("docker tag")
+	"subset",      // "pin resolve MODULE" steps
+	"hostjoin",    // a host joins the catalogue; its containers are taken over by label
 }
 
 // Gen generates histories.
@@ -74,6 +76,11 @@ func (g *Gen) Setup() *Setup {
 			g.arm = true
 		}
 		s.Hosts = append(s.Hosts, h)
+	}
+	if g.on("hostjoin") {
+		// A host no runs_on names, out of the catalogue at first: modules
+		// run there by their pin.module label.
+		s.Hosts = append(s.Hosts, &Host{Name: "h4", Store: "classic", Platform: Platforms[0], Labelled: true, Out: true})
 	}
 	for i := range 1 + g.rng.IntN(3) {
 		s.Mods = append(s.Mods, g.module(fmt.Sprintf("m%d", i+1)))

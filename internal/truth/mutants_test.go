@@ -159,6 +159,20 @@ var Mutants = []Mutant{
 		Rule:        "a tag a host holds may be a docker tag given on the host: where it alone says the version and would decide in the image's favour, the registry must say it names that digest",
 	},
 	{
+		Name:        "resolve MODULE records every host as read",
+		File:        "resolve/hosts.go",
+		Anchor:      "\t\tcase in.Only != nil:\n",
+		Replacement: "\t\tcase false:\n",
+		Rule:        "a command records as read exactly what it decided: \"pin resolve MODULE\" decides no other module against a host that joined",
+	},
+	{
+		Name:        "lock --from-host says up to date with a host unread",
+		File:        "resolve/resolve.go",
+		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {",
+		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Host) && len(unread) > 0 {",
+		Rule:        "lock --from-host refuses a module it touches while one of its hosts was never read, whether or not its own reading changes the entry",
+	},
+	{
 		Name:        "lock lines believed over digests",
 		File:        "resolve/content.go",
 		Anchor:      "img, state, err = describe(ctx, reg, m, e.Digest, platform)",

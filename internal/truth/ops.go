@@ -14,6 +14,11 @@ func (g *Gen) Start(w *World) []Op {
 				ops = append(ops, g.run(w, m, w.Host(hn)))
 			}
 		}
+		for _, h := range w.Hosts {
+			if h.Labelled && g.pct(40) {
+				ops = append(ops, g.run(w, m, h))
+			}
+		}
 	}
 	return ops
 }
@@ -36,10 +41,13 @@ func (g *Gen) Next(w *World) []Op {
 			ops = append(ops, o)
 		}
 	}
-	h := w.Hosts[g.rng.IntN(len(w.Hosts))].Name
+	hosts := w.catalogueHosts()
+	h := hosts[g.rng.IntN(len(hosts))].Name
 	switch r := g.rng.IntN(100); {
-	case r < 35:
+	case r < 27 || (r < 35 && !g.on("subset")):
 		ops = append(ops, Op{Kind: OpResolve})
+	case r < 35:
+		ops = append(ops, Op{Kind: OpOnly, Mod: w.Mods[g.rng.IntN(len(w.Mods))].Name})
 	case r < 60:
 		ops = append(ops, Op{Kind: OpLock, Host: h})
 	case r < 80:
@@ -93,10 +101,21 @@ func (g *Gen) event(w *World) (Op, bool) {
 	if g.on("rename") && g.pct(8) {
 		return g.renaming(w)
 	}
+	if g.on("hostjoin") && g.pct(4) {
+		for _, h := range w.Hosts {
+			if h.Out {
+				return Op{Kind: OpHost, Host: h.Name}, true
+			}
+		}
+		return Op{}, false
+	}
 	m := w.Mods[g.rng.IntN(len(w.Mods))]
 	h := w.Hosts[g.rng.IntN(len(w.Hosts))]
 	if len(m.Hosts) > 0 && g.pct(85) {
 		h = w.Host(m.Hosts[g.rng.IntN(len(m.Hosts))])
+	}
+	if lh := w.Host("h4"); lh != nil && !lh.Out && g.pct(15) {
+		h = lh // where modules run by label
 	}
 	c := h.Ctrs[m.Name]
 	r := g.rng.IntN(100)
@@ -113,6 +132,9 @@ func (g *Gen) event(w *World) (Op, bool) {
 				return Op{Kind: OpLeave, Mod: m.Name, Host: h.Name}, true
 			}
 			return Op{}, false
+		}
+		if h.Labelled {
+			return Op{}, false // no runs_on names it
 		}
 		return Op{Kind: OpJoin, Mod: m.Name, Host: h.Name}, true
 	case r < 74 && g.on("pindown"):

@@ -47,12 +47,15 @@ type Runner struct {
 	// entry under their name: their floor is an entry under another name,
 	// or a retired one, which the liveness check does not model.
 	renamed map[string]bool
-	at      int // the op being played
+	// read[m][h]: a step that wrote the lock read host h for module m
+	// since h became one of m's hosts (false or absent: none did).
+	read map[string]map[string]bool
+	at   int // the op being played
 }
 
 // NewRunner starts a history from its setup.
 func NewRunner(s *Setup) *Runner {
-	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}}
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}}
 }
 
 // Replay plays ops from the setup and returns the first failure.
@@ -76,6 +79,14 @@ func (r *Runner) Do(o Op) *Failure {
 		if r.names() != names {
 			r.follow(done)
 		}
+		switch done.Kind {
+		case OpJoin:
+			r.unread(done.Mod, done.Host)
+		case OpHost:
+			for _, m := range append(slices.Clone(r.World.Mods), r.World.Gone...) {
+				r.unread(m.Name, done.Host)
+			}
+		}
 		return nil
 	}
 	r.Ops = append(r.Ops, o)
@@ -85,9 +96,11 @@ func (r *Runner) Do(o Op) *Failure {
 	var f *Failure
 	switch o.Kind {
 	case OpResolve:
-		f = r.resolve("")
+		f = r.resolve("", "")
+	case OpOnly:
+		f = r.resolve("", o.Mod)
 	case OpLock:
-		f = r.resolve(o.Host)
+		f = r.resolve(o.Host, "")
 	case OpPlan:
 		f = r.plan(o.Host)
 	case OpOutdated:
@@ -133,6 +146,10 @@ func (r *Runner) move(from, to string) {
 		r.floors[to] = fl
 		delete(r.floors, from)
 	}
+	if rd, ok := r.read[from]; ok {
+		r.read[to] = rd
+		delete(r.read, from)
+	}
 	r.renamed[to] = true
 	delete(r.renamed, from)
 }
@@ -152,7 +169,7 @@ func (s seen) String() string {
 // fromHost is empty) observes.
 func (r *Runner) observedBy(m *Module, fromHost string) []seen {
 	var out []seen
-	for _, hn := range m.Hosts {
+	for _, hn := range r.hostsOf(m) {
 		if fromHost != "" && hn != fromHost {
 			continue
 		}
@@ -163,10 +180,47 @@ func (r *Runner) observedBy(m *Module, fromHost string) []seen {
 	return out
 }
 
-func (r *Runner) resolve(fromHost string) *Failure {
+// hostsOf are the hosts where m's containers are taken over: its runs_on
+// hosts, and the catalogue's hosts that take over by label.
+func (r *Runner) hostsOf(m *Module) []string {
+	out := slices.Clone(m.Hosts)
+	for _, h := range r.World.catalogueHosts() {
+		if h.Labelled && !slices.Contains(out, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// unread marks host h as one no step that wrote the lock has read for
+// module m since h became one of its hosts.
+func (r *Runner) unread(m, h string) {
+	if r.read[m] == nil {
+		r.read[m] = map[string]bool{}
+	}
+	r.read[m][h] = false
+}
+
+// unreadFloor returns a container of m, on a host other than fromHost
+// that no step writing the lock read for m since it became one of m's
+// hosts, that is truly newer than build b: "lock --from-host" may not
+// decide m then (pin cannot know that host's floors: hosts-not-read).
+func (r *Runner) unreadFloor(m *Module, fromHost string, b *Build) (seen, bool) {
+	for _, hn := range r.hostsOf(m) {
+		if hn == fromHost || r.read[m.Name][hn] {
+			continue
+		}
+		if c := r.World.Host(hn).Ctrs[m.Name]; c != nil && Floor(c.State) && m.Builds[c.Build].Rank > b.Rank {
+			return seen{hn, c, m.Builds[c.Build]}, true
+		}
+	}
+	return seen{}, false
+}
+
+func (r *Runner) resolve(fromHost, only string) *Failure {
 	w := r.World
-	res := runResolve(w, fromHost)
-	if again := runResolve(w, fromHost); again.Text != res.Text {
+	res := runResolve(w, fromHost, only)
+	if again := runResolve(w, fromHost, only); again.Text != res.Text {
 		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
 	}
 	old := lockEntries(w.Lock)
@@ -181,7 +235,7 @@ func (r *Runner) resolve(fromHost string) *Failure {
 		}
 	}
 	if !res.Written {
-		return r.liveAll(fromHost, res, old)
+		return r.liveAll(fromHost, only, res, old)
 	}
 	newEntries := lockEntries(res.Lock)
 	next := map[string]floor{}
@@ -194,6 +248,23 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	var cleared []string
 	for _, m := range w.Mods {
 		fl, has := r.floors[m.Name]
+		if only != "" && m.Name != only {
+			// "pin resolve MODULE" decides the named module alone: what
+			// it saw of the others, it had no way to record.
+			if has {
+				next[m.Name] = fl
+			}
+			continue
+		}
+		if o := res.Outcomes[m.Name]; fromHost != "" && o.Decided() && o.Digest != "" &&
+			(slices.Contains(m.Hosts, fromHost) || len(r.observedBy(m, fromHost)) > 0) {
+			if b := m.ByDigest(o.Digest); b == nil {
+				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: the lock names %s, which no registry holds", m.Name, o.Digest)}
+			} else if s, ok := r.unreadFloor(m, fromHost, b); ok {
+				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: lock --from-host %s locked %s although %s, a host no step that wrote the lock read for the module since it became one of its hosts (\"pin resolve MODULE\" for another module does not read it for this one): pin must refuse (hosts-not-read)",
+					m.Name, fromHost, m.ByDigest(o.Digest).name(), s)}
+			}
+		}
 		for _, s := range r.observedBy(m, fromHost) {
 			if Floor(s.ctr.State) && (!has || s.build.Rank > fl.rank) {
 				fl, has = floor{s.build.Rank, fmt.Sprintf("%s, seen at op %d", s, r.at)}, true
@@ -227,11 +298,28 @@ func (r *Runner) resolve(fromHost string) *Failure {
 			cleared = append(cleared, m.Name)
 		}
 	}
-	if f := r.liveAll(fromHost, res, old); f != nil {
+	if f := r.liveAll(fromHost, only, res, old); f != nil {
 		return f
 	}
 	for _, n := range cleared {
 		delete(w.Tampered, n)
+	}
+	// What this step read, for which modules.
+	for _, m := range w.Mods {
+		if only != "" && m.Name != only {
+			continue
+		}
+		if r.read[m.Name] == nil {
+			r.read[m.Name] = map[string]bool{}
+		}
+		for _, hn := range r.hostsOf(m) {
+			if fromHost == "" || hn == fromHost {
+				r.read[m.Name][hn] = true
+			}
+		}
+	}
+	if only != "" {
+		r.Stats["subset written"]++
 	}
 	for n := range r.renamed {
 		if _, ok := newEntries[n]; ok {
@@ -245,8 +333,11 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	return nil
 }
 
-func (r *Runner) liveAll(fromHost string, res Result, old map[string]Entry) *Failure {
+func (r *Runner) liveAll(fromHost, only string, res Result, old map[string]Entry) *Failure {
 	for _, m := range r.World.Mods {
+		if only != "" && m.Name != only {
+			continue
+		}
 		e, ok := old[m.Name]
 		if f := r.live(m, fromHost, res.Outcomes[m.Name], e, ok); f != nil {
 			return f
@@ -345,7 +436,7 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 		if l := parseLock(r.World.Lock); l != nil {
 			held = l.Hosts
 		}
-		for _, h := range r.World.Hosts {
+		for _, h := range r.World.catalogueHosts() {
 			if h.Name == fromHost || slices.Contains(held, h.Name) {
 				continue
 			}

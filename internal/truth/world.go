@@ -160,6 +160,21 @@ type Host struct {
 	Store    string // classic or containerd
 	Platform string
 	Ctrs     map[string]*Ctr // by module name
+	// Labelled: no runs_on names the host; its containers are taken
+	// over by their pin.module label. Out: it is not in the catalogue
+	// (yet): pin reads nothing there until it joins.
+	Labelled, Out bool
+}
+
+// catalogueHosts are the hosts of the catalogue, by name.
+func (w *World) catalogueHosts() []*Host {
+	var out []*Host
+	for _, h := range w.Hosts {
+		if !h.Out {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Floor reports whether a container state bounds the lock: every state but
@@ -213,7 +228,7 @@ func (s *Setup) World() *World {
 		w.Mods = append(w.Mods, m.clone())
 	}
 	for _, h := range s.Hosts {
-		w.Hosts = append(w.Hosts, &Host{Name: h.Name, Store: h.Store, Platform: h.Platform, Ctrs: map[string]*Ctr{}})
+		w.Hosts = append(w.Hosts, &Host{Name: h.Name, Store: h.Store, Platform: h.Platform, Ctrs: map[string]*Ctr{}, Labelled: h.Labelled, Out: h.Out})
 	}
 	return w
 }
@@ -248,7 +263,9 @@ const (
 	OpMove   OpKind = "move"   // an upstream tag moves (Build < 0: deleted)
 	OpTamper OpKind = "tamper" // the lock entry's digest is swapped by hand
 	OpAllow  OpKind = "allow"  // allow_downgrade / restore edited
+	OpOnly   OpKind = "only"   // "pin resolve MODULE": Mod alone decided
 	OpRename OpKind = "rename" // a module is renamed (Text), its containers kept
+	OpHost   OpKind = "host"   // a host joins the catalogue
 	OpRemove OpKind = "remove" // a module leaves the catalogue
 	OpReadd  OpKind = "readd"  // a removed module comes back (as Text, when set)
 )
@@ -271,7 +288,7 @@ type Op struct {
 // Step reports whether the op calls pin.
 func (o Op) Step() bool {
 	switch o.Kind {
-	case OpResolve, OpLock, OpPlan, OpOutdated:
+	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated:
 		return true
 	}
 	return false
@@ -295,8 +312,12 @@ func (w *World) apply(o Op) Op {
 		if h != nil {
 			delete(h.Ctrs, o.Mod)
 		}
+	case OpHost:
+		if h != nil {
+			h.Out = false
+		}
 	case OpJoin:
-		if m != nil && !slices.Contains(m.Hosts, o.Host) {
+		if m != nil && h != nil && !h.Labelled && !slices.Contains(m.Hosts, o.Host) {
 			m.Hosts = append(m.Hosts, o.Host)
 			slices.Sort(m.Hosts)
 		}
@@ -421,6 +442,10 @@ func (s *Setup) describe(o Op) string {
 		return string(o.Kind)
 	case OpLock:
 		return "lock --from-host " + o.Host
+	case OpOnly:
+		return "resolve " + o.Mod
+	case OpHost:
+		return fmt.Sprintf("catalogue: host %s added (its containers are taken over by label)", o.Host)
 	case OpPlan:
 		return "plan " + o.Host
 	case OpRun:
@@ -482,7 +507,14 @@ func shortRef(s string) string {
 func (s *Setup) Describe() string {
 	var b strings.Builder
 	for _, h := range s.Hosts {
-		fmt.Fprintf(&b, "host %s: %s store, %s\n", h.Name, h.Store, h.Platform)
+		fmt.Fprintf(&b, "host %s: %s store, %s", h.Name, h.Store, h.Platform)
+		if h.Labelled {
+			b.WriteString(", containers taken over by label")
+		}
+		if h.Out {
+			b.WriteString(", not in the catalogue")
+		}
+		b.WriteString("\n")
 	}
 	for _, m := range s.Mods {
 		fmt.Fprintf(&b, "module %s (%s): policy %s, pin %q, tag %q, allow_downgrade=%v one_way=%v restore=%v, runs_on %v\n",
