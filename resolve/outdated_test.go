@@ -18,6 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -69,6 +70,9 @@ track-upstream   latest/2026-08-20 -               latest/1970-01-01      tag=la
 track-upstream   latest/2026-08-20 -               -                      tag=latest,untag → error
 track-upstream   1.27.3          1.28.0            1.27.3                 -          → behind-running
 track-upstream   2026.09.17      -                 2026.08.20,2026.10.01  v=calver   → behind-upstream
+track-upstream   2.0.0+1.0.0     -                 2.0.0+1.0.0            -          → unknown-order
+track-upstream   1.0.0           -                 1.0.0,2.0.0+1.0.0      -          → unknown-order
+track-upstream   1.0.0           -                 1.0.0,2.0.0+2.0.0      -          → behind-upstream
 `
 
 var outdatedLine = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+→\s+(\S+)(?:\s+hint:(\S+))?$`)
@@ -254,8 +258,8 @@ func outdatedInput(t *testing.T, policy, locked, running, upstream, options stri
 	if locked != "-" {
 		img := word(repo, locked)
 		e := &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Created: img.Created}
-		if v := img.VersionLabel(); v != "" {
-			e.Version = v
+		if v := img.VersionLabel(); v != "" && (order.Options{}).VersionOf(img).Kind != order.Conflicting {
+			e.Version = v // (pin writes no version for one whose tag and label conflict)
 		}
 		in.Old = &lock.Lock{Modules: []*lock.Module{e}}
 	}

@@ -89,6 +89,10 @@ type Decision struct {
 	// retired ones) whose floors this module takes over (see takeover.go),
 	// by name: each was a floor of the decision.
 	TakenOver []*lock.Module
+	// Skipped are the upstream candidates newer than the one weighed that
+	// track-upstream did not lock, newest first: their tag and version
+	// label conflict, so their version is unknown.
+	Skipped []Skipped
 
 	// candidate and tags are what track-upstream weighed: the upstream
 	// image and the tag list, for Outdated to report without asking again.

@@ -51,6 +51,12 @@ type Refusal struct {
 // with what was known of each, the rule and what to write to decide.
 func (r *Refusal) Error() string {
 	var b strings.Builder
+	switch {
+	case r.Floor.Kind == "" && r.fix != "":
+		// Nothing to hold it against: an image of unknown version, say.
+		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
+		return b.String()
+	}
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")

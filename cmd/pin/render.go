@@ -50,8 +50,16 @@ type moduleOutput struct {
 	// it over.
 	TakenOver   []takenOverOutput `json:"taken_over,omitempty"`
 	TakenOverBy []string          `json:"taken_over_by,omitempty"`
+	// Skipped are the upstream tags track-upstream did not lock, and why.
+	Skipped []skippedOutput `json:"skipped,omitempty"`
 	// Why says, of a retired entry, what it is for.
 	Why string `json:"why,omitempty"`
+}
+
+type skippedOutput struct {
+	Tag    string `json:"tag"`
+	Digest string `json:"digest"`
+	Reason string `json:"reason"`
 }
 
 type takenOverOutput struct {
@@ -134,6 +142,9 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		}
 		for _, e := range d.TakenOver {
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})
+		}
+		for _, sk := range d.Skipped {
+			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why})
 		}
 		out.Modules = append(out.Modules, m)
 	}
@@ -272,6 +283,9 @@ func writePlanTable(w io.Writer, out planOutput) {
 				what += " (retired)"
 			}
 			fmt.Fprintf(w, "  inherits %s %s: its floor is this module's\n", what, describeLocked(t.Entry))
+		}
+		for _, sk := range m.Skipped {
+			fmt.Fprintf(w, "  skipped  %s: %s, so its version is unknown\n", refText(sk.Tag, sk.Digest), sk.Reason)
 		}
 		switch {
 		case m.Error != "":

@@ -263,7 +263,7 @@ func TestMixedIndexPin(t *testing.T) {
 
 // addImage writes an unlabelled linux/amd64 image built on created to the
 // layout as repo:tag, and returns its manifest digest and config digest.
-func addImage(t *testing.T, p layout.Path, repo, tag, created string) (string, string) {
+func addImage(t *testing.T, p layout.Path, repo, tag, created string, labels ...string) (string, string) {
 	t.Helper()
 	img, err := random.Image(64, 1)
 	if err != nil {
@@ -279,6 +279,12 @@ func addImage(t *testing.T, p layout.Path, repo, tag, created string) (string, s
 	}
 	cf = cf.DeepCopy()
 	cf.OS, cf.Architecture, cf.Created = "linux", "amd64", v1.Time{Time: when}
+	for i := 0; i+1 < len(labels); i += 2 {
+		if cf.Config.Labels == nil {
+			cf.Config.Labels = map[string]string{}
+		}
+		cf.Config.Labels[labels[i]] = labels[i+1]
+	}
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		t.Fatal(err)
 	}
@@ -513,5 +519,40 @@ func TestFromHostNothingThereStillRefuses(t *testing.T) {
 	}
 	if readLock(t, dir) != before {
 		t.Error("a refused run rewrote the lock")
+	}
+}
+
+// TestConflictingCandidateSkipped: tool follows upstream with nothing
+// running; its newest tag 2.0.0 names an image labelled 1.0.0. That
+// image's version is unknown: resolve skips it, visibly, for the newest
+// tag whose signals agree; outdated reports it (unknown-order), never
+// current; with no other tag, resolve refuses.
+func TestConflictingCandidateSkipped(t *testing.T) {
+	dir, p := incidentMirror(t)
+	const repo = "registry.example.org/team/tool"
+	one, _ := addImage(t, p, repo, "1.0.0", "2026-01-01", "org.opencontainers.image.version", "1.0.0")
+	two, _ := addImage(t, p, repo, "2.0.0", "2026-02-01", "org.opencontainers.image.version", "1.0.0")
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return s + "\nmodule \"tool\" {\n  image  = \"" + repo + "\"\n  policy = \"track-upstream\"\n}\n"
+	})
+	r := pin(t, dir, "resolve")
+	if r.code != 0 || lockedDigest(t, readLock(t, dir), "tool") != one ||
+		!strings.Contains(r.stdout, "  skipped  2.0.0@"+two[:len("sha256:")+12]+": conflicting versions: the tag says 2.0.0, the label says 1.0.0, so its version is unknown") {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	validate(t, compileSchemas(t)["plan.schema.json"], "resolve, a candidate skipped", pin(t, dir, "resolve", "--format", "json").stdout)
+	r = pin(t, dir, "outdated")
+	if r.code != 1 || !strings.Contains(r.stdout, "unknown-order") || !strings.Contains(r.stdout, "upstream offers 2.0.0") {
+		t.Errorf("outdated: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Nothing but the conflicting tag, nothing running, nothing locked.
+	os.Remove(filepath.Join(dir, "pin.lock.hcl"))
+	editFile(t, filepath.Join(dir, "registry", "index.json"), func(s string) string {
+		return strings.Replace(s, `"`+repo+`:1.0.0"`, `"`+repo+`-gone:1.0.0"`, 1)
+	})
+	r = pin(t, dir, "resolve")
+	if r.code != 1 || !strings.Contains(r.stderr, `module "tool": refusing: every upstream tag of `+repo+` pin tried (1, newest first) names an image whose own label contradicts it`) {
+		t.Errorf("resolve with only the conflicting tag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
