@@ -133,6 +133,23 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 			m.Versioning = s
 		}
 	}
+	if attr := a["pin"]; attr != nil && m.Policy == TrackUpstream && m.Pin.Text != "" && (m.Pin.Tag != "" || m.Pin.Digest != "") && (a["versioning"] == nil || m.Versioning.Kind != "") {
+		// Under track-upstream the pin's tag chooses which tags to follow
+		// (its variant); it locks nothing. A pin that chooses nothing
+		// would be ignored without a word.
+		if _, ok := m.Versioning.Parse(m.Pin.Tag); !ok {
+			detail := fmt.Sprintf("Module %q follows upstream tags (policy \"track-upstream\"): its pin's tag chooses which of them to follow (its variant: pin = \"1.22.6-rootless\" follows the -rootless releases) and locks nothing, so ", m.Name)
+			summary := "Pin is not a version"
+			switch {
+			case m.Pin.Tag == "":
+				summary = "Pin without a tag"
+				detail += fmt.Sprintf("a digest alone chooses nothing. Write pin = \"<a %s version tag>\", or remove pin; to lock this image, write policy = \"at-least-running\".", m.Versioning)
+			default:
+				detail += fmt.Sprintf("%q, no %s version, would choose nothing. To follow the floating tag %q, write tag = %q instead of pin; to lock what it names now, write policy = \"at-least-running\"; if the module's tags are versions of another kind, set versioning (\"calver\", \"numeric\" or \"regex:…\").", m.Pin.Tag, m.Versioning, m.Pin.Tag, m.Pin.Tag)
+			}
+			diags = append(diags, errorf(attr.Expr.Range(), summary, "%s", detail))
+		}
+	}
 	if attr := a["allow_downgrade"]; attr != nil && strings.TrimSpace(m.AllowDowngrade) == "" {
 		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words, and the reason goes into the lock. Write it, or remove allow_downgrade."))
 	}

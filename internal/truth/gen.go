@@ -361,7 +361,7 @@ func (g *Gen) catalogue(m *Module) {
 			m.Pin = x.Digest
 		}
 	case m.Policy == "track-upstream" && m.Profile != "unversioned" && g.pct(30):
-		m.Pin = g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
+		m.Pin = variantPin(g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))]))
 	}
 	if m.Policy == "track-upstream" && (m.Profile == "unversioned" || g.pct(20)) {
 		m.Float = "latest"
@@ -489,4 +489,15 @@ func (g *Gen) hostTag(m *Module, b *Build) string {
 	canon := m.Canon[newest.ID]
 	pfx := strings.TrimSuffix(strings.TrimSuffix(canon, newest.Variant), newest.Ver.String())
 	return pfx + Ver{Maj: newest.Ver.Maj, Min: newest.Ver.Min + 1}.String() + newest.Variant
+}
+
+// variantPin is pin as track-upstream takes one: its tag chooses the
+// variant to follow, so a pin without a version tag (a digest alone,
+// "latest") is no pin there (the catalogue refuses it): "".
+func variantPin(pin string) string {
+	tag, _, _ := strings.Cut(pin, "@")
+	if tag == "" || strings.HasPrefix(tag, "sha256:") || tag == "latest" {
+		return ""
+	}
+	return pin
 }

@@ -142,6 +142,9 @@ func (g *Gen) event(w *World) (Op, bool) {
 		if m.Policy != "exact" && g.pct(20) {
 			p = ""
 		}
+		if m.Policy == "track-upstream" {
+			p = variantPin(p)
+		}
 		if p == "" && m.Policy == "exact" {
 			return Op{}, false
 		}
