@@ -168,7 +168,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old.Restore != "" {
 			j.Reason += "; restore from: " + old.Restore
 		}
-	case strings.TrimSpace(ov.Downgrade) != "" && (!m.OneWay || strings.TrimSpace(ov.Restore) != ""):
+	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)):
 		j.Accepted = failed
 		j.Reason = "downgrade allowed: " + ov.Downgrade
 		if ov.Restore != "" {
@@ -176,6 +176,9 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 	default:
 		failed.fix = dc.judgeFix(failed, ov)
+		if ov.Downgrade != "" && !catalogue.HasWords(ov.Downgrade) || m.OneWay && ov.Restore != "" && !catalogue.HasWords(ov.Restore) {
+			failed.fix = "the override gives no reason in words (letters or digits: only spaces or characters nobody sees), which accepts nothing; " + failed.fix
+		}
 		j.Refusal = failed
 	}
 	return j, nil

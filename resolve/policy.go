@@ -204,7 +204,7 @@ func kindOf(res order.Result) RefusalKind {
 }
 
 func (dc *decider) downgradeAllowed() bool {
-	return dc.m.AllowDowngrade != "" && (!dc.m.OneWay || dc.m.Restore != "")
+	return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))
 }
 
 // spent reports whether the catalogue's allow_downgrade was already used,

@@ -556,3 +556,30 @@ func TestConflictingCandidateSkipped(t *testing.T) {
 		t.Errorf("resolve with only the conflicting tag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestInvisibleDowngradeReason: forge's exact pin 1.22.6 is below the
+// 1.27.3 mesh-1 runs; allow_downgrade and restore hold only a zero-width
+// space or a word joiner. A reason must contain visible words: the
+// catalogue is refused at the line, as a blank reason is, and nothing is
+// written.
+func TestInvisibleDowngradeReason(t *testing.T) {
+	for _, tc := range []struct{ allow, restore, line string }{
+		{`\u200b`, "snapshot 2026-09-16", `allow_downgrade = "\u200b"`},
+		{"the 1.27 migration broke search", `\u2060`, `restore = "\u2060"`},
+	} {
+		dir := incidentDir(t, func(s string) string {
+			return strings.Replace(s, `policy  = "at-least-running"
+  pin     = "1.22.6@`, `policy  = "exact"
+  allow_downgrade = "`+tc.allow+`"
+  restore = "`+tc.restore+`"
+  pin     = "1.22.6@`, 1)
+		})
+		r := pin(t, dir, "resolve")
+		if r.code != 2 || !strings.Contains(r.stderr, "in words (letters or digits)") {
+			t.Errorf("%s: exit %d\n%s%s", tc.line, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "pin.lock.hcl")); err == nil {
+			t.Errorf("%s: a refused run wrote the lock", tc.line)
+		}
+	}
+}

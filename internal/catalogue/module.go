@@ -150,13 +150,13 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 			diags = append(diags, errorf(attr.Expr.Range(), summary, "%s", detail))
 		}
 	}
-	if attr := a["allow_downgrade"]; attr != nil && strings.TrimSpace(m.AllowDowngrade) == "" {
-		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words, and the reason goes into the lock. Write it, or remove allow_downgrade."))
+	if attr := a["allow_downgrade"]; attr != nil && !HasWords(m.AllowDowngrade) {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words (letters or digits), and the reason goes into the lock; this one has none: it is blank, or only spaces or characters nobody sees (a zero-width space, a word joiner). Write the reason, or remove allow_downgrade."))
 	}
-	if attr := a["restore"]; attr != nil && strings.TrimSpace(m.Restore) == "" {
-		diags = append(diags, errorf(attr.Expr.Range(), "Empty restore", "restore names the backup a downgrade restores from. Write it, such as \"snapshot forge-db 2026-09-16\", or remove restore."))
+	if attr := a["restore"]; attr != nil && !HasWords(m.Restore) {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty restore", "restore names the backup a downgrade restores from, in words (letters or digits); this one has none: it is blank, or only spaces or characters nobody sees. Write it, such as \"snapshot forge-db 2026-09-16\", or remove restore."))
 	}
-	if m.OneWay && m.AllowDowngrade != "" && strings.TrimSpace(m.Restore) == "" {
+	if m.OneWay && m.AllowDowngrade != "" && !HasWords(m.Restore) {
 		diags = append(diags, errorf(a["allow_downgrade"].Range, "Downgrade of a one-way service without a restore", "Module %q is one_way: its upgrades migrate data, so going back is a restore, not an undo. Add restore = \"<the backup the downgrade restores from>\".", m.Name))
 	}
 	if m.Tag != "" && m.ConstraintText != "" {

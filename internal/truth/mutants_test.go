@@ -70,8 +70,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "one_way downgrade without restore",
 		File:        "resolve/policy.go",
-		Anchor:      `return dc.m.AllowDowngrade != "" && (!dc.m.OneWay || dc.m.Restore != "")`,
-		Replacement: `return dc.m.AllowDowngrade != ""`,
+		Anchor:      `return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))`,
+		Replacement: `return catalogue.HasWords(dc.m.AllowDowngrade)`,
 		Rule:        "a one_way module needs restore as well as allow_downgrade",
 	},
 	{
