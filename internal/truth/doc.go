@@ -18,7 +18,10 @@
 //  1. a written lock never names an image truly older than a floor seen so
 //     far, unless the catalogue allows the downgrade in words; a floor
 //     follows its module through renames, and waits for a removed one to
-//     come back; and lock --from-host never decides a module it touches
+//     come back (a module renamed and moved to other hosts before any lock
+//     named it takes no floor over: its old entry waits, retired, for a
+//     module that takes its containers over); and lock --from-host never
+//     decides a module it touches
 //     below a container on a host no step that wrote the lock read for
 //     that module (one that joined since, or that only "resolve MODULE"
 //     for another module read);
@@ -50,7 +53,9 @@
 // refusing is right. A lying tag comes with an honest full label; a build
 // whose label lies is only ever named by a tag (never by digest alone), so
 // the disagreement shows; backports (a lower version built later) occur
-// only in modules with no lies; builds without any version have honest
+// only in modules with no lies, and carry their full version label (a
+// digest alone must not leave only their misleading date); "latest", no
+// version, never names a build whose label lies; builds without any version have honest
 // dates, implausible ones (epoch, future: to be read as none) or none.
 // A tag given on the host names only unlabelled builds (the registry
 // contradicts it). A mixed index is only ever pinned by digest, in

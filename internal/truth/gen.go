@@ -214,14 +214,18 @@ func (g *Gen) versioned(m *Module) {
 		for vi, variant := range variants {
 			b := g.build(m, slices.Index(sorted, v), baseDate.Add(time.Duration(chrono)*7*24*time.Hour+time.Duration(vi)*time.Hour))
 			b.Ver, b.Versioned, b.Variant = v, true, variant
-			if backported[chrono] {
-				b.Notes = append(b.Notes, "backport")
-			}
 			switch r := g.rng.IntN(100); {
 			case r < 65:
 				b.Label = v.String()
 			case r < 75 && v.Pre == "":
 				b.Label = fmt.Sprintf("%d.%d", v.Maj, v.Min)
+			}
+			if backported[chrono] {
+				// A backport's date misleads: its label says what it is,
+				// so that a digest alone (a pin, a container pulled by
+				// digest) does not leave only the date to order it.
+				b.Notes = append(b.Notes, "backport")
+				b.Label = v.String()
 			}
 			tag := pfx + v.String() + variant
 			m.Canon = append(m.Canon, tag)
@@ -284,7 +288,9 @@ func (g *Gen) lies(m *Module, pfx string) {
 	}
 	for range 1 + g.rng.IntN(2) {
 		b := m.Builds[g.rng.IntN(len(m.Builds))]
-		if b.Noisy || b.Ver.Pre != "" {
+		if b.Noisy || b.Ver.Pre != "" || m.Tags["latest"] == b.ID {
+			// ("latest" is no version: a label that lies under it would
+			// show no disagreement.)
 			continue
 		}
 		w, ok := wrong(b.Ver)

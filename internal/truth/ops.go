@@ -162,6 +162,14 @@ func (g *Gen) event(w *World) (Op, bool) {
 		slices.Sort(fl)
 		f := fl[g.rng.IntN(len(fl))]
 		ids := m.Floating[f]
+		if f == "latest" {
+			// "latest" is no version: a build whose label lies shows no
+			// disagreement under it, so it never names one (fairness).
+			ids = slices.DeleteFunc(slices.Clone(ids), func(id int) bool { return labelLies(m.Builds[id]) })
+			if len(ids) == 0 {
+				return Op{}, false
+			}
+		}
 		return Op{Kind: OpMove, Mod: m.Name, Tag: f, Build: ids[g.rng.IntN(len(ids))]}, true
 	case r < 94 && g.on("tamper"):
 		return Op{Kind: OpTamper, Mod: m.Name}, true

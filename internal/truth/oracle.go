@@ -79,6 +79,14 @@ func (r *Runner) Do(o Op) *Failure {
 		if r.names() != names {
 			r.follow(done)
 		}
+		if (done.Kind == OpJoin || done.Kind == OpLeave) && r.renamed[done.Mod] {
+			// Renamed (or added back) and moved to other hosts in one
+			// edit, before any lock named it: a floor belongs to what ran
+			// where and what was locked for it, not to a name, and this
+			// module takes over neither; the entry waits in the lock,
+			// retired, for one that does.
+			delete(r.floors, done.Mod)
+		}
 		switch done.Kind {
 		case OpJoin:
 			r.unread(done.Mod, done.Host)
