@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
@@ -96,13 +97,29 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue) *heirs {
 	return h
 }
 
-// heirs returns the index of in.Old, made once per run where the run made
-// it (Resolve, Outdated), else now.
+// heirIndex returns the index of in.Old, made once per run where the run
+// made it (Resolve, Outdated), else the last one made for the same lock
+// and catalogue (Judge: an admission server loads both once and judges
+// many requests against them), else now.
 func (in Input) heirIndex() *heirs {
 	if in.heirs != nil {
 		return in.heirs
 	}
-	return newHeirs(in.Old, in.Catalogue)
+	lastHeirs.Lock()
+	defer lastHeirs.Unlock()
+	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue {
+		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue), in.Old, in.Catalogue
+	}
+	return lastHeirs.h
+}
+
+// lastHeirs is the index heirIndex made last, and for what. A lock and a
+// catalogue are read-only once loaded.
+var lastHeirs struct {
+	sync.Mutex
+	old *lock.Lock
+	cat *catalogue.Catalogue
+	h   *heirs
 }
 
 // takenOver lists the previous entries, other than m's own, whose floors
