@@ -203,73 +203,6 @@ func kindOf(res order.Result) RefusalKind {
 	return KindDowngrade
 }
 
-func (dc *decider) downgradeAllowed() bool {
-	return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))
-}
-
-// spent reports whether the catalogue's allow_downgrade was already used,
-// in the same words, for another downgrade than one below floor f: a
-// previous entry of the module (its own, or one it takes over: a rename
-// does not hand the words back) records a downgrade accepted with these
-// words, and f is not among the containers any such entry was held
-// against (a container that started a newer image since, or a previous
-// entry itself). A reason accepts one downgrade; new words accept the next.
-func (dc *decider) spent(f Floor) bool {
-	spent := false
-	for _, e := range dc.previous() {
-		if e.AllowDowngrade == "" || e.AllowDowngrade != dc.m.AllowDowngrade {
-			continue
-		}
-		if recordedBy(e, f) {
-			return false
-		}
-		spent = true
-	}
-	return spent
-}
-
-// previous lists the module's previous entries: its own, then those it
-// takes over.
-func (dc *decider) previous() []*lock.Module {
-	if dc.old == nil {
-		return dc.heirs
-	}
-	return append([]*lock.Module{dc.old}, dc.heirs...)
-}
-
-// spender names the previous entry that spent the catalogue's words, for
-// sentences: "the previous lock", or "the previous lock's entry for module
-// "forge"".
-func (dc *decider) spender() string {
-	for _, e := range dc.previous() {
-		if e.AllowDowngrade != "" && e.AllowDowngrade == dc.m.AllowDowngrade && e != dc.old {
-			return fmt.Sprintf("the previous lock's entry for module %q", e.Name)
-		}
-	}
-	return "the previous lock"
-}
-
-// recordedBy reports whether floor f is a container old was held against.
-func recordedBy(old *lock.Module, f Floor) bool {
-	if f.entry() {
-		return false
-	}
-	for _, ob := range old.Observed {
-		if ob.Host != f.Observation.Host {
-			continue
-		}
-		switch {
-		case ob.Digest != "" && f.Image.Digest != "":
-			if ob.Digest == f.Image.Digest {
-				return true
-			}
-		case ob.ImageID != "" && ob.ImageID == f.Image.ImageID:
-			return true
-		}
-	}
-	return false
-}
-
 // fix says what the author can write to decide.
 func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 	var opts []string
@@ -562,15 +495,6 @@ func (dc *decider) describeWin(ctx context.Context, what string, img image.Image
 		s += dc.allowedText()
 	}
 	return s, rule
-}
-
-// allowedText states the downgrade the catalogue accepted.
-func (dc *decider) allowedText() string {
-	s := "; downgrade allowed: " + dc.m.AllowDowngrade
-	if dc.m.Restore != "" {
-		s += "; restore from: " + dc.m.Restore
-	}
-	return s
 }
 
 // short renders an image for sentences: "1.27.3 (sha256:abcdef012345)".

@@ -69,7 +69,7 @@ var Mutants = []Mutant{
 	},
 	{
 		Name:        "one_way downgrade without restore",
-		File:        "resolve/policy.go",
+		File:        "resolve/allow.go",
 		Anchor:      `return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))`,
 		Replacement: `return catalogue.HasWords(dc.m.AllowDowngrade)`,
 		Rule:        "a one_way module needs restore as well as allow_downgrade",
