@@ -76,3 +76,22 @@ func TestFirstMatchingEntry(t *testing.T) {
 		t.Errorf("from a lock's platforms: %q", got)
 	}
 }
+
+// TestWindowsBuildsKeepTheirLock: an index listing windows/amd64 once per
+// OS build is not malformed; the lock's platforms name its first entry,
+// and an entry written when pin kept the last one still reads as the
+// same index, not as a hand edit.
+func TestWindowsBuildsKeepTheirLock(t *testing.T) {
+	img := image.Image{Platforms: map[string]string{"windows/amd64": "sha256:1"}, Manifests: []image.PlatformManifest{
+		{Platform: "windows/amd64", OSVersion: "10.0.17763.1", Digest: "sha256:1"},
+		{Platform: "windows/amd64", OSVersion: "10.0.20348.1", Digest: "sha256:2"},
+	}}
+	if err := image.CheckIndex(img.Manifests); err != nil {
+		t.Fatal(err)
+	}
+	for locked, same := range map[string]bool{"sha256:1": true, "sha256:2": true, "sha256:3": false} {
+		if got := samePlatforms(map[string]string{"windows/amd64": locked}, img); got != same {
+			t.Errorf("locked %s: same %v, want %v", locked, got, same)
+		}
+	}
+}
