@@ -233,7 +233,7 @@ func TestMixedIndexPin(t *testing.T) {
 
 	exact(mixed, "")
 	r := pin(t, dir, "resolve")
-	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing a downgrade: the exact pin is older than what mesh-1/forgejo runs`) {
+	if r.code != 1 || !strings.Contains(r.stderr, `module "forge": refusing a downgrade: the exact pin is older than what mesh-1/forgejo runs`) || !strings.Contains(r.stderr, "(an index: a pull on linux/amd64 gets its entry sha256:e8cb3b3125e6, which is what was ordered)") {
 		t.Errorf("exact pin of the mixed index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pin.lock.hcl")); err == nil {
