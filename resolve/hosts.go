@@ -55,7 +55,10 @@ func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
 // does not say it read (one that joined runs_on since, or any when there
 // is no entry yet), and a catalogue host the previous lock was not held
 // against (added since: any module may run there, by its pin.module label)
-// unless the entry knows it. In runs_on order, then catalogue order.
+// unless the entry knows it; for a module with no entry (new, or renamed),
+// every other catalogue host: the lock's hosts line says which hosts the
+// lock was held against for the modules it decided, and this one it did
+// not decide. In runs_on order, then catalogue order.
 func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
 	var out []string
 	add := func(h string) {
@@ -67,7 +70,7 @@ func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
 		add(ro.Host)
 	}
 	for _, h := range in.Catalogue.Hosts {
-		if in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name) {
+		if old == nil || in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name) {
 			add(h.Name)
 		}
 	}

@@ -95,3 +95,22 @@ func TestWindowsBuildsKeepTheirLock(t *testing.T) {
 		}
 	}
 }
+
+// TestOneImageByIndexAndByManifest: two hosts run one release, one pulled
+// by its index's digest (Docker's classic store does not say it is an
+// index), the other by its linux/amd64 manifest; neither carries a build
+// date that orders. They are one image: resolve locks it rather than
+// refuse an unknown order, reading the index by digest to see so.
+func TestOneImageByIndexAndByManifest(t *testing.T) {
+	reg := newIndexRegistry(newFakeRegistry(repo))
+	idx := reg.add("1.27.3", map[string]string{"linux/amd64": "1.27.3+1.27.3", "linux/arm64": "1.27.3/2026-09-02+1.27.3"})
+	manifest := reg.indexes[idx]["linux/amd64"].Platforms["linux/amd64"]
+	reg.byDigest[manifest] = word(repo, "1.27.3+1.27.3")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
+	seen := observed(m, []run{{host: "host-0", word: "1.27.3+1.27.3", platform: "linux/amd64"}, {host: "host-1", word: "1.27.3+1.27.3", platform: "linux/amd64"}}, nil)
+	seen.Snapshots["host-0"].Images[0].RepoDigests = []string{repo + "@" + idx}
+	d := Resolve(context.Background(), inputOf(m, reg, nil, seen)).Decisions[0]
+	if d.New == nil || (d.New.Digest != idx && d.New.Digest != manifest) {
+		t.Errorf("one release, by its index and by its manifest: new %v, refusal %v", d.New, d.Refusal)
+	}
+}

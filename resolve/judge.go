@@ -141,7 +141,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 			}
 			continue
 		}
-		if old != nil && !recordedBy(old, f) {
+		if old != nil && !dc.recordedBy(ctx, old, f) {
 			unrecorded = true
 		}
 		if failed == nil {

@@ -157,7 +157,7 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		r := &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Floor: f, Order: res, opts: dc.opts}
-		spent := dc.spent(f)
+		spent := dc.spent(ctx, f)
 		if dc.downgradeAllowed() && !spent {
 			if accepted == nil {
 				accepted = r
@@ -341,55 +341,6 @@ func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
 		}
 	}
 	return true
-}
-
-// compare orders a against b, each multi-platform image read for the
-// other's platform first: a container runs one platform's build of an
-// index, and that build, not another platform's, is what it is held
-// against (the arm64 build of a release can lag its amd64 one).
-func (dc *decider) compare(ctx context.Context, a, b image.Image) order.Result {
-	ra, rb := dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
-	return dc.tags().compare(ctx, a, b, ra, rb, dc.opts)
-}
-
-// onPlatform is img as read for platform: an index's manifest for that
-// platform, asked once per digest and platform. An image that is not an
-// index, or an index without that platform, is img itself; a build the
-// registry cannot give keeps only what names it (its digest and tag), so
-// that it orders nothing by another platform's content.
-func (dc *decider) onPlatform(ctx context.Context, img image.Image, platform string) image.Image {
-	if dc.platformed == nil {
-		dc.platformed = map[string]image.Image{}
-	}
-	return readOn(ctx, dc.reg, dc.m, img, platform, dc.platformed)
-}
-
-// readOn is onPlatform for callers without a decider; memo keeps what was
-// read, by digest and platform.
-func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Image, platform string, memo map[string]image.Image) image.Image {
-	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || reg == nil || img.Digest == "" {
-		return img
-	}
-	if _, ok := img.ManifestFor(platform); !ok {
-		return img
-	}
-	if img.ImageID != "" && img.Platform != "" {
-		// What a host runs and says the platform of is that platform's
-		// build (a containerd-store host names it by the index digest):
-		// never another platform's.
-		return img
-	}
-	key := img.Digest + " " + platform
-	if got, ok := memo[key]; ok {
-		return got
-	}
-	got, err := reg.Image(ctx, m.Image, img.Digest, platform)
-	if err != nil {
-		got = image.Image{Repository: img.Repository, Digest: img.Digest, Platforms: img.Platforms, Manifests: img.Manifests, Platform: platform}
-	}
-	got.Tag, got.ImageID = img.Tag, img.ImageID
-	memo[key] = got
-	return got
 }
 
 // lockFloor locks a floor that is newer than primary: the image a

@@ -27,10 +27,10 @@ import (
 //     a Compose service, whose containers are "<project>-<service>-<n>" or
 //     "<project>_<service>_<n>"), or one it observes there now;
 //   - or the entry is retired, or its module left the catalogue since
-//     the lock was written, it recorded no container, and it names the
-//     module's repository, read on one of the module's runs_on hosts (the
-//     same repository on the same host: which container it was for, the
-//     entry does not say);
+//     the lock was written, it names the module's repository, and it was
+//     read on one of the module's runs_on hosts without recording a
+//     container there (the same repository on the same host: which
+//     container it was for there, the entry does not say);
 //   - or the entry is retired under the module's own name (removed, then
 //     added back).
 //
@@ -57,15 +57,16 @@ type heirs struct {
 	// byContainer: host → container → the entries (modules and retired)
 	// that recorded it.
 	byContainer map[string]map[string][]*lock.Module
-	// unplaced: repository → the entries of it that recorded no
-	// container, of modules no longer in the catalogue (retired or not).
-	unplaced map[string][]*lock.Module
+	// unplaced: repository → host → the entries of it, of modules no
+	// longer in the catalogue (retired or not), that were read on the
+	// host and recorded no container there.
+	unplaced map[string]map[string][]*lock.Module
 	retired  map[*lock.Module]bool
 }
 
 // newHeirs indexes old's entries; c is the catalogue the run decides.
 func newHeirs(old *lock.Lock, c *catalogue.Catalogue) *heirs {
-	h := &heirs{old: old, byContainer: map[string]map[string][]*lock.Module{}, unplaced: map[string][]*lock.Module{}, retired: map[*lock.Module]bool{}}
+	h := &heirs{old: old, byContainer: map[string]map[string][]*lock.Module{}, unplaced: map[string]map[string][]*lock.Module{}, retired: map[*lock.Module]bool{}}
 	if old == nil {
 		return h
 	}
@@ -81,18 +82,29 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue) *heirs {
 			}
 		}
 	}
+	// What an entry of a module that left the catalogue was held against
+	// on a host where it recorded no container: its repository there.
+	place := func(e *lock.Module) {
+		for _, host := range e.Hosts {
+			if slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == host }) {
+				continue
+			}
+			if h.unplaced[e.Image] == nil {
+				h.unplaced[e.Image] = map[string][]*lock.Module{}
+			}
+			h.unplaced[e.Image][host] = append(h.unplaced[e.Image][host], e)
+		}
+	}
 	for _, e := range old.Modules {
 		add(e)
-		if len(e.Observed) == 0 && c != nil && c.Module(e.Name) == nil {
-			h.unplaced[e.Image] = append(h.unplaced[e.Image], e)
+		if c != nil && c.Module(e.Name) == nil {
+			place(e)
 		}
 	}
 	for _, e := range old.Retired {
 		add(e)
 		h.retired[e] = true
-		if len(e.Observed) == 0 {
-			h.unplaced[e.Image] = append(h.unplaced[e.Image], e)
-		}
+		place(e)
 	}
 	return h
 }
@@ -150,8 +162,8 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 			}
 		}
 	}
-	for _, e := range h.unplaced[m.Image] {
-		if slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool { return slices.Contains(e.Hosts, ro.Host) }) {
+	for _, ro := range m.RunsOn {
+		for _, e := range h.unplaced[m.Image][ro.Host] {
 			add(e)
 		}
 	}

@@ -190,10 +190,10 @@ func TestJudgeRenamedModule(t *testing.T) {
 	}
 }
 
-// TestTakeoverTies: which entries a module takes over. A retired entry
-// that recorded no container is tied to its repository on its hosts; one
-// that recorded containers to them alone; live modules' entries to the
-// containers they recorded.
+// TestTakeoverTies: which entries a module takes over. A retired entry is
+// tied to the containers it recorded, and to its repository on the hosts
+// where it recorded none; live modules' entries to the containers they
+// recorded.
 func TestTakeoverTies(t *testing.T) {
 	d := "sha256:" + strings.Repeat("a", 64)
 	ran := func(hostName, ctr string) []lock.Observation {
@@ -211,7 +211,8 @@ func TestTakeoverTies(t *testing.T) {
 	live := e("live", other, []string{"host-0"}, ran("host-0", "svc"))                       // a module still in the catalogue
 	composed := e("composed", repo, []string{"host-1"}, ran("host-1", "stack-web-2"))        // retired, a Compose replica
 	kube := e("kube", repo, []string{"host-2"}, ran("host-2", "deployment/forgejo/forgejo")) // retired, a workload
-	old := &lock.Lock{Modules: []*lock.Module{live}, Retired: []*lock.Module{composed, elsewhere, kube, moved, never, nowhere, sibling}}
+	partly := e("partly", repo, []string{"host-0", "host-5"}, ran("host-5", "svc"))          // retired, ran on host-5, nothing on host-0
+	old := &lock.Lock{Modules: []*lock.Module{live}, Retired: []*lock.Module{composed, elsewhere, kube, moved, never, nowhere, partly, sibling}}
 	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{
 		{Host: "host-0", Container: "svc"},
 		{Host: "host-1", Compose: "stack/web"},
@@ -221,7 +222,7 @@ func TestTakeoverTies(t *testing.T) {
 	for _, x := range newHeirs(old, nil).takenOver(m, nil) {
 		got = append(got, x.Name)
 	}
-	if want := "composed kube live moved never"; strings.Join(got, " ") != want {
+	if want := "composed kube live moved never partly"; strings.Join(got, " ") != want {
 		t.Errorf("taken over: %v, want %s", got, want)
 	}
 }

@@ -122,7 +122,9 @@ func (g *Gen) mixed(m *Module) {
 	}
 	var single []*Build
 	for _, b := range m.Builds {
-		if b.Manifests == nil {
+		// (Pinned by digest alone: a build whose label lies may not be an
+		// entry, or nothing would show the lie.)
+		if b.Manifests == nil && !labelLies(b) {
 			single = append(single, b)
 		}
 	}

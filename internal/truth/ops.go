@@ -15,7 +15,7 @@ func (g *Gen) Start(w *World) []Op {
 			}
 		}
 		for _, h := range w.Hosts {
-			if h.Labelled && g.pct(40) {
+			if h.Labelled && g.pct(80) {
 				ops = append(ops, g.run(w, m, h))
 			}
 		}
@@ -44,11 +44,11 @@ func (g *Gen) Next(w *World) []Op {
 	hosts := w.catalogueHosts()
 	h := hosts[g.rng.IntN(len(hosts))].Name
 	switch r := g.rng.IntN(100); {
-	case r < 27 || (r < 35 && !g.on("subset")):
+	case r < 25 || (r < 37 && !g.on("subset")):
 		ops = append(ops, Op{Kind: OpResolve})
-	case r < 35:
+	case r < 37:
 		ops = append(ops, Op{Kind: OpOnly, Mod: w.Mods[g.rng.IntN(len(w.Mods))].Name})
-	case r < 60:
+	case r < 62:
 		ops = append(ops, Op{Kind: OpLock, Host: h})
 	case r < 80:
 		ops = append(ops, Op{Kind: OpPlan, Host: h})
@@ -98,10 +98,10 @@ func (g *Gen) run(w *World, m *Module, h *Host) Op {
 // event draws one event; false when the drawn kind is switched off or has
 // nothing to act on.
 func (g *Gen) event(w *World) (Op, bool) {
-	if g.on("rename") && g.pct(8) {
+	if g.on("rename") && g.pct(14) {
 		return g.renaming(w)
 	}
-	if g.on("hostjoin") && g.pct(4) {
+	if g.on("hostjoin") && g.pct(6) {
 		for _, h := range w.Hosts {
 			if h.Out {
 				return Op{Kind: OpHost, Host: h.Name}, true
@@ -114,7 +114,7 @@ func (g *Gen) event(w *World) (Op, bool) {
 	if len(m.Hosts) > 0 && g.pct(85) {
 		h = w.Host(m.Hosts[g.rng.IntN(len(m.Hosts))])
 	}
-	if lh := w.Host("h4"); lh != nil && !lh.Out && g.pct(15) {
+	if lh := w.Host("h4"); lh != nil && !lh.Out && g.pct(25) {
 		h = lh // where modules run by label
 	}
 	c := h.Ctrs[m.Name]
@@ -190,7 +190,11 @@ func (g *Gen) renaming(w *World) (Op, bool) {
 		if w.Mod(name) != nil || w.gone(name) != nil {
 			return Op{}, false
 		}
-		return Op{Kind: OpRename, Mod: m.Name, Text: name}, true
+		o := Op{Kind: OpRename, Mod: m.Name, Text: name}
+		if g.pct(50) {
+			o.State = "gone" // renamed while its containers are gone
+		}
+		return o, true
 	case r < 70:
 		if len(w.Mods) < 2 {
 			return Op{}, false

@@ -50,12 +50,15 @@ type Runner struct {
 	// read[m][h]: a step that wrote the lock read host h for module m
 	// since h became one of m's hosts (false or absent: none did).
 	read map[string]map[string]bool
+	// held[m]: m's runs_on hosts when a step that wrote the lock last
+	// decided it (the hosts its entry was held against).
+	held map[string][]string
 	at   int // the op being played
 }
 
 // NewRunner starts a history from its setup.
 func NewRunner(s *Setup) *Runner {
-	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}}
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}, held: map[string][]string{}}
 }
 
 // Replay plays ops from the setup and returns the first failure.
@@ -80,16 +83,13 @@ func (r *Runner) Do(o Op) *Failure {
 			r.follow(done)
 		}
 		if (done.Kind == OpJoin || done.Kind == OpLeave) && r.renamed[done.Mod] {
-			// Renamed (or added back) and moved to other hosts in one
-			// edit, before any lock named it: a floor belongs to what ran
-			// where and what was locked for it, not to a name, and this
-			// module takes over neither; the entry waits in the lock,
-			// retired, for one that does.
-			delete(r.floors, done.Mod)
+			r.tie(done.Mod)
 		}
+		// (A host that joins a module's runs_on is unread for it unless a
+		// step that wrote the lock read it for the module before: a host
+		// that left and came back with no write between is one the
+		// module's entry still says it read, and pin cannot tell.)
 		switch done.Kind {
-		case OpJoin:
-			r.unread(done.Mod, done.Host)
 		case OpHost:
 			for _, m := range append(slices.Clone(r.World.Mods), r.World.Gone...) {
 				r.unread(m.Name, done.Host)
@@ -158,8 +158,28 @@ func (r *Runner) move(from, to string) {
 		r.read[to] = rd
 		delete(r.read, from)
 	}
+	if hs, ok := r.held[from]; ok {
+		r.held[to] = hs
+		delete(r.held, from)
+	}
 	r.renamed[to] = true
 	delete(r.renamed, from)
+	r.tie(to)
+}
+
+// tie drops the floor of module name, renamed (or added back under
+// another name) since a lock last named it, when none of its runs_on
+// hosts is one its old entry was held against: a floor belongs to what
+// ran where and what was locked for it, not to a name, and this module
+// takes over neither; the old entry waits in the lock, retired, for one
+// that does. (Its containers, where it still runs, are floors again when
+// a step reads them.)
+func (r *Runner) tie(name string) {
+	m := r.World.Mod(name)
+	if m == nil || slices.ContainsFunc(m.Hosts, func(h string) bool { return slices.Contains(r.held[name], h) }) {
+		return
+	}
+	delete(r.floors, name)
 }
 
 // seen is a container pin reads in a step, with its build.
@@ -317,6 +337,12 @@ func (r *Runner) resolve(fromHost, only string) *Failure {
 		if only != "" && m.Name != only {
 			continue
 		}
+		// (lock --from-host keeps the entry of a module it does not touch
+		// as it was, its hosts too.)
+		touched := fromHost == "" || slices.Contains(m.Hosts, fromHost) || len(r.observedBy(m, fromHost)) > 0
+		if o := res.Outcomes[m.Name]; o.Decided() && o.Digest != "" && touched {
+			r.held[m.Name] = slices.Clone(m.Hosts)
+		}
 		if r.read[m.Name] == nil {
 			r.read[m.Name] = map[string]bool{}
 		}
@@ -427,14 +453,14 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 	}
 	obs := r.observedBy(m, fromHost)
 	prev := m.ByDigest(old.Digest)
-	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
-		return nil
+	if !r.clean(m, obs) || (hasOld && (prev == nil || prev.Mixed != nil || old.Tag != m.Canon[prev.ID])) {
+		return nil // (a mixed index has no tag of its own: not clean)
 	}
 	// lock --from-host of a module the lock has no entry for, on one of
 	// several hosts: the others' floors are known to nobody, and a refusal
 	// is right.
-	if fromHost != "" && !hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool { return h != fromHost }) {
-		return nil
+	if fromHost != "" && !hasOld && slices.ContainsFunc(r.World.catalogueHosts(), func(h *Host) bool { return h.Name != fromHost }) {
+		return nil // (by label, a module may run on any host of the catalogue)
 	}
 	// Likewise for a catalogue host the previous lock was not held
 	// against (any module may run there by label), unless the entry reads

@@ -264,7 +264,7 @@ const (
 	OpTamper OpKind = "tamper" // the lock entry's digest is swapped by hand
 	OpAllow  OpKind = "allow"  // allow_downgrade / restore edited
 	OpOnly   OpKind = "only"   // "pin resolve MODULE": Mod alone decided
-	OpRename OpKind = "rename" // a module is renamed (Text), its containers kept
+	OpRename OpKind = "rename" // a module is renamed (Text), its containers kept, or gone (State "gone")
 	OpHost   OpKind = "host"   // a host joins the catalogue
 	OpRemove OpKind = "remove" // a module leaves the catalogue
 	OpReadd  OpKind = "readd"  // a removed module comes back (as Text, when set)
@@ -371,6 +371,11 @@ func (w *World) apply(o Op) Op {
 		if m != nil && o.Text != "" && w.Mod(o.Text) == nil && w.gone(o.Text) == nil {
 			w.rename(m, o.Text)
 			w.sortMods()
+			if o.State == "gone" {
+				for _, h := range w.Hosts {
+					delete(h.Ctrs, o.Text)
+				}
+			}
 		}
 	case OpRemove:
 		if m != nil && len(w.Mods) > 1 {
@@ -473,6 +478,9 @@ func (s *Setup) describe(o Op) string {
 	case OpAllow:
 		return fmt.Sprintf("catalogue: module %s allow_downgrade=%v restore=%v", o.Mod, o.Allow, o.Rest)
 	case OpRename:
+		if o.State == "gone" {
+			return fmt.Sprintf("catalogue: module %s renamed %s, while its containers are gone", o.Mod, o.Text)
+		}
 		return fmt.Sprintf("catalogue: module %s renamed %s (its containers kept)", o.Mod, o.Text)
 	case OpRemove:
 		return fmt.Sprintf("catalogue: module %s removed", o.Mod)
