@@ -53,8 +53,9 @@
 // refusing is right. A lying tag comes with an honest full label; a build
 // whose label lies is only ever named by a tag (never by digest alone), so
 // the disagreement shows; backports (a lower version built later) occur
-// only in modules with no lies, and carry their full version label (a
-// digest alone must not leave only their misleading date); "latest", no
+// only in modules with no lies, whose builds then all carry their full
+// version label (a digest, or a floating "1.27", must not leave only the
+// backport's misleading date to order by); "latest", no
 // version, never names a build whose label lies; builds without any version have honest
 // dates, implausible ones (epoch, future: to be read as none) or none.
 // A tag given on the host names only unlabelled builds (the registry

@@ -45,6 +45,8 @@ type Gen struct {
 	// arm: a host of the history is linux/arm64 (then no mixed index is
 	// drawn: see mixed).
 	arm bool
+	// steps counts the steps drawn so far (Next).
+	steps int
 }
 
 // NewGen returns the generator of history number history of a run seeded
@@ -235,6 +237,15 @@ func (g *Gen) versioned(m *Module) {
 			if alias != "" {
 				m.Tags[alias+v.String()+variant] = b.ID
 			}
+		}
+	}
+	if len(backported) > 0 {
+		// A backport's build date misleads: where one exists, every
+		// build says its full version in its label, or an image known by
+		// a floating "1.27" alone would leave only dates to order it
+		// against the backport, which they order wrongly.
+		for _, b := range m.Builds {
+			b.Label = b.Ver.String()
 		}
 	}
 	// Floating tags: latest and, per minor and variant, "1.27".
