@@ -488,7 +488,7 @@ func (g *Gen) ref(m *Module, b *Build, h *Host) string {
 // it the registry never had. Nothing in b contradicts it; the registry
 // does.
 func (g *Gen) hostTag(m *Module, b *Build) string {
-	if !g.on("hosttags") || b.Label != "" || !b.Versioned || m.Canon[b.ID] == "" || !g.pct(12) {
+	if !g.on("hosttags") || b.Label != "" || !b.Versioned || m.Canon[b.ID] == "" || !g.pct(25) {
 		return ""
 	}
 	var newest *Build
