@@ -2,6 +2,11 @@
 // image to run, which version that is, why it was chosen and what the hosts
 // ran when it was.
 //
+// Entries of modules that left the catalogue stay as retired entries
+// (Lock.Retired, "retired" blocks after the modules): what they locked
+// stays a floor (see package resolve). A lock without any is written as it
+// was before they existed.
+//
 // Parse and Format are the core, bytes in and bytes out; Load and Save wrap
 // them for files. Format is deterministic: modules sorted by name,
 // observations by host and container (then by digest, image ID and tag),

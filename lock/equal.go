@@ -8,7 +8,7 @@ import (
 )
 
 // Equal reports whether a and b would format to the same bytes: the same
-// modules with the same attributes and observations, in whatever order
+// modules (and retired entries) with the same attributes and observations, in whatever order
 // each lock holds them. A nil lock equals an empty one.
 //
 // It compares the models, not their formatted text, and allocates nothing
@@ -17,21 +17,15 @@ import (
 // time zone; nil and empty platform maps alike; text that quoting folds
 // together (Unicode normalisation forms, invalid UTF-8) alike.
 func Equal(a, b *Lock) bool {
-	var ma, mb []*Module
-	if a != nil {
-		ma = sortedModules(a.Modules)
-	}
-	if b != nil {
-		mb = sortedModules(b.Modules)
-	}
+	var ma, mb, ra, rb []*Module
 	var ha, hb []string
 	if a != nil {
-		ha = a.Hosts
+		ma, ra, ha = sortedModules(a.Modules), sortedModules(a.Retired), a.Hosts
 	}
 	if b != nil {
-		hb = b.Hosts
+		mb, rb, hb = sortedModules(b.Modules), sortedModules(b.Retired), b.Hosts
 	}
-	return sameTags(ha, hb) && slices.EqualFunc(ma, mb, (*Module).Equal)
+	return sameTags(ha, hb) && slices.EqualFunc(ma, mb, (*Module).Equal) && slices.EqualFunc(ra, rb, (*Module).Equal)
 }
 
 // Equal reports whether m and o would format to the same bytes as the one

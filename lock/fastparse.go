@@ -42,14 +42,26 @@ func parseFast(src []byte, filename string) (*Lock, bool) {
 		if s, ok := p.next(); !ok || s != "" {
 			return nil, false
 		}
-		m, ok := p.module()
+		// Modules first, then retired entries, each kind in name order.
+		kind := "module"
+		if len(l.Retired) > 0 || bytes.HasPrefix(src[p.off:], []byte("retired ")) {
+			kind = "retired"
+		}
+		m, ok := p.module(kind)
 		if !ok {
 			return nil, false
 		}
-		if n := len(l.Modules); n > 0 && l.Modules[n-1].Name >= m.Name {
+		list := &l.Modules
+		if kind == "retired" {
+			if l.Module(m.Name) != nil {
+				return nil, false // a module and a retired entry of one name: Parse reports it
+			}
+			list = &l.Retired
+		}
+		if n := len(*list); n > 0 && (*list)[n-1].Name >= m.Name {
 			return nil, false // out of order, or a duplicate: Parse reports it
 		}
-		l.Modules = append(l.Modules, m)
+		*list = append(*list, m)
 	}
 	if !bytes.Equal(Format(l), src) {
 		return nil, false
@@ -80,12 +92,13 @@ func (p *fastParser) next() (string, bool) {
 	return s, true
 }
 
-func (p *fastParser) module() (*Module, bool) {
+// module reads one entry, a block of type kind ("module" or "retired").
+func (p *fastParser) module(kind string) (*Module, bool) {
 	s, ok := p.next()
 	if !ok {
 		return nil, false
 	}
-	lit, ok := strings.CutPrefix(s, "module ")
+	lit, ok := strings.CutPrefix(s, kind+" ")
 	if !ok {
 		return nil, false
 	}
@@ -99,7 +112,7 @@ func (p *fastParser) module() (*Module, bool) {
 	}
 	// hclsyntax's DefRange: from the block type to the end of its label;
 	// columns count characters, which are bytes for an ASCII label.
-	end := len("module ") + len(lit)
+	end := len(kind) + 1 + len(lit)
 	m := &Module{Name: name, DeclRange: hcl.Range{
 		Filename: p.filename,
 		Start:    hcl.Pos{Line: p.lineNo, Column: 1, Byte: p.lineStart},

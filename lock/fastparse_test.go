@@ -120,6 +120,11 @@ func rawModules(l *Lock) []rawModule {
 	for _, m := range l.Modules {
 		out = append(out, rawModule(*m))
 	}
+	for _, m := range l.Retired {
+		r := rawModule(*m)
+		r.Name = "retired " + r.Name
+		out = append(out, r)
+	}
 	return out
 }
 

@@ -70,55 +70,64 @@ func format(b writer, l *Lock) {
 	// block within it (platforms, observed).
 	var run, inner attrRun
 	for _, m := range l.Modules {
-		b.WriteString("\nmodule ")
-		writeQuoted(b, m.Name)
-		b.WriteString(" {\n")
-		run.add("policy", m.Policy)
-		run.add("image", m.Image)
-		run.add("tag", m.Tag)
-		if tags := tagList(m.Tags); len(tags) > 0 {
-			run.addList("tags", tags)
-		}
-		run.add("digest", m.Digest)
-		run.add("config", m.Config)
-		run.add("version", m.Version)
-		run.add("created", formatTime(m.Created))
-		if len(m.Platforms) > 0 {
-			run.write(b, "  ")
-			b.WriteString("  platforms = {\n")
-			for _, p := range slices.Sorted(maps.Keys(m.Platforms)) {
-				inner.addQuotedKey(p, m.Platforms[p])
-			}
-			inner.write(b, "    ")
-			b.WriteString("  }\n")
-		}
-		run.add("source", m.Source)
-		run.add("rule", m.Rule)
-		run.add("reason", m.Reason)
-		run.add("allow_downgrade", m.AllowDowngrade)
-		run.add("restore", m.Restore)
-		run.add("verified", m.Verified)
-		run.add("signer", m.Signer)
-		run.add("signature", m.Signature)
-		if hosts := tagList(m.Hosts); len(hosts) > 0 {
-			run.addList("hosts", hosts)
-		}
-		run.write(b, "  ")
-		for _, o := range m.Observed {
-			b.WriteString("\n  observed ")
-			writeQuoted(b, o.Host)
-			b.WriteString(" {\n")
-			inner.add("container", o.Container)
-			inner.add("tag", o.Tag)
-			inner.add("digest", o.Digest)
-			inner.add("image_id", o.ImageID)
-			inner.add("version", o.Version)
-			inner.add("created", formatTime(o.Created))
-			inner.write(b, "    ")
-			b.WriteString("  }\n")
-		}
-		b.WriteString("}\n")
+		writeEntry(b, "module", m, &run, &inner)
 	}
+	for _, m := range l.Retired {
+		writeEntry(b, "retired", m, &run, &inner)
+	}
+}
+
+// writeEntry writes one entry as a block of type kind ("module", or
+// "retired" for the entry of a module that left the catalogue).
+func writeEntry(b writer, kind string, m *Module, run, inner *attrRun) {
+	b.WriteString("\n" + kind + " ")
+	writeQuoted(b, m.Name)
+	b.WriteString(" {\n")
+	run.add("policy", m.Policy)
+	run.add("image", m.Image)
+	run.add("tag", m.Tag)
+	if tags := tagList(m.Tags); len(tags) > 0 {
+		run.addList("tags", tags)
+	}
+	run.add("digest", m.Digest)
+	run.add("config", m.Config)
+	run.add("version", m.Version)
+	run.add("created", formatTime(m.Created))
+	if len(m.Platforms) > 0 {
+		run.write(b, "  ")
+		b.WriteString("  platforms = {\n")
+		for _, p := range slices.Sorted(maps.Keys(m.Platforms)) {
+			inner.addQuotedKey(p, m.Platforms[p])
+		}
+		inner.write(b, "    ")
+		b.WriteString("  }\n")
+	}
+	run.add("source", m.Source)
+	run.add("rule", m.Rule)
+	run.add("reason", m.Reason)
+	run.add("allow_downgrade", m.AllowDowngrade)
+	run.add("restore", m.Restore)
+	run.add("verified", m.Verified)
+	run.add("signer", m.Signer)
+	run.add("signature", m.Signature)
+	if hosts := tagList(m.Hosts); len(hosts) > 0 {
+		run.addList("hosts", hosts)
+	}
+	run.write(b, "  ")
+	for _, o := range m.Observed {
+		b.WriteString("\n  observed ")
+		writeQuoted(b, o.Host)
+		b.WriteString(" {\n")
+		inner.add("container", o.Container)
+		inner.add("tag", o.Tag)
+		inner.add("digest", o.Digest)
+		inner.add("image_id", o.ImageID)
+		inner.add("version", o.Version)
+		inner.add("created", formatTime(o.Created))
+		inner.write(b, "    ")
+		b.WriteString("  }\n")
+	}
+	b.WriteString("}\n")
 }
 
 // attrRun is a run of one-line attributes, aligned on "=" when written.

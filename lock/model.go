@@ -26,6 +26,14 @@ type Lock struct {
 	// them sorted, each once; nil and empty alike.
 	Hosts   []string
 	Modules []*Module
+	// Retired are the entries of modules that left the catalogue: what
+	// they locked, and the containers they were held against, stay floors
+	// (a floor belongs to what ran and what was locked, not to a module's
+	// name). An entry is retired when its module leaves the catalogue, and
+	// leaves the lock when a module takes it over (see package resolve).
+	// Format writes them after the modules, as "retired" blocks of the
+	// same attributes, sorted by name; a lock without any writes none.
+	Retired []*Module
 }
 
 // Module is the decision for one module.
@@ -124,6 +132,19 @@ func (l *Lock) Module(name string) *Module {
 	return nil
 }
 
+// RetiredEntry returns the retired entry named name, or nil.
+func (l *Lock) RetiredEntry(name string) *Module {
+	if l == nil {
+		return nil
+	}
+	for _, m := range l.Retired {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
 // Ref renders the locked image as "repository:tag@digest".
 func (m *Module) Ref() string {
 	s := m.Image
@@ -148,20 +169,26 @@ func (l *Lock) normalised() *Lock {
 	}
 	// sortedModules and sortedObservations hand back their argument, the
 	// same array, when it is already in order.
-	out := &Lock{Hosts: tagList(l.Hosts), Modules: sortedModules(l.Modules)}
-	cloned := len(out.Modules) > 0 && &out.Modules[0] != &l.Modules[0]
-	for i, m := range out.Modules {
+	return &Lock{Hosts: tagList(l.Hosts), Modules: normalisedModules(l.Modules), Retired: normalisedModules(l.Retired)}
+}
+
+// normalisedModules returns ms sorted by name, each module's observations
+// sorted, sharing what is already in order and changing nothing of ms.
+func normalisedModules(ms []*Module) []*Module {
+	out := sortedModules(ms)
+	cloned := len(out) > 0 && &out[0] != &ms[0]
+	for i, m := range out {
 		obs := sortedObservations(m.Observed)
 		if len(obs) == 0 || &obs[0] == &m.Observed[0] {
 			continue
 		}
 		if !cloned {
-			out.Modules = slices.Clone(l.Modules)
+			out = slices.Clone(out)
 			cloned = true
 		}
 		c := *m
 		c.Observed = obs
-		out.Modules[i] = &c
+		out[i] = &c
 	}
 	return out
 }

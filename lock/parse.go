@@ -12,7 +12,9 @@ import (
 )
 
 var (
-	fileSchema   = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "hosts"}}, Blocks: []hcl.BlockHeaderSchema{{Type: "module", LabelNames: []string{"name"}}}}
+	fileSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "hosts"}}, Blocks: []hcl.BlockHeaderSchema{
+		{Type: "module", LabelNames: []string{"name"}}, {Type: "retired", LabelNames: []string{"name"}},
+	}}
 	moduleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "policy", Required: true}, {Name: "image", Required: true},
@@ -66,10 +68,14 @@ func parseHCL(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 		m, d := parseModule(b)
 		diags = append(diags, d...)
 		if prev, ok := seen[m.Name]; ok {
-			diags = append(diags, diag(b.LabelRanges[0], "Duplicate module in lock", "Module %q is already locked at %s. Remove one of the blocks (keep the one version control has), then run \"pin resolve\".", m.Name, prev))
+			diags = append(diags, diag(b.LabelRanges[0], "Duplicate module in lock", "Module %q is already locked at %s (a module block and a retired block name one module too). Remove one of the blocks (keep the one version control has), then run \"pin resolve\".", m.Name, prev))
 			continue
 		}
 		seen[m.Name] = b.DefRange
+		if b.Type == "retired" {
+			l.Retired = append(l.Retired, m)
+			continue
+		}
 		l.Modules = append(l.Modules, m)
 	}
 	return l.normalised(), diags

@@ -52,3 +52,30 @@ func TestAllowDowngradeAcceptsOneDowngrade(t *testing.T) {
 		t.Errorf("new words: new %v refusal %v", again.New, again.Refusal)
 	}
 }
+
+// TestSpentWordsFollowTheContent: the entry's words accepted a downgrade
+// below what host-0 ran, pulled by its index (a containerd-store host: the
+// image ID is the digest pulled). The container restarted from the
+// platform's manifest of the same index: the same image, so the same
+// words still accept the same downgrade.
+func TestSpentWordsFollowTheContent(t *testing.T) {
+	reg := newIndexRegistry(newFakeRegistry(repo, "1.22.6/2026-01-01+1.22.6"))
+	idx := reg.add("1.27.3", map[string]string{"linux/amd64": "1.27.3/2026-09-01+1.27.3", "linux/arm64": "1.27.3/2026-09-02+1.27.3"})
+	manifest := reg.indexes[idx]["linux/amd64"].Platforms["linux/amd64"]
+	reg.byDigest[manifest] = word(repo, "1.27.3/2026-09-01+1.27.3")
+	older := reg.byTag["1.22.6"]
+	words := "the 1.27 schema broke reports; restored from the nightly dump"
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.22.6", older), AllowDowngrade: words}
+	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "exact", Image: repo, Tag: "1.22.6", Digest: older.Digest, Version: "1.22.6",
+		Created: older.Created, Source: "pin", AllowDowngrade: words, Hosts: []string{"host-0"},
+		Observed: []lock.Observation{{Host: "host-0", Container: "svc", Tag: "1.27.3", Digest: idx, ImageID: idx, Version: "1.27.3"}}}}}
+	seen := observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3", platform: "linux/amd64"}}, nil)
+	s := seen.Snapshots["host-0"]
+	s.ImageStore = "containerd"
+	s.Images[0].ID, s.Containers[0].ImageID = manifest, manifest
+	s.Images[0].RepoDigests = []string{repo + "@" + manifest}
+	d := Resolve(context.Background(), inputOf(m, reg, old, seen)).Decisions[0]
+	if d.New == nil || d.New.Digest != older.Digest || d.New.AllowDowngrade != words {
+		t.Errorf("the same image by another digest: new %v, refusal %v", d.New, d.Refusal)
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -44,10 +42,12 @@ type claims struct {
 	// checked: "tag@digest" asked of the registry, and what it said.
 	checked map[string]verdict
 	// offered: "tag@digest" of images offered to be chosen, whose claims
-	// are checked only where they win; floors: those of floors (a lock
-	// entry, a recorded container), checked both ways even when the same
-	// claim is also offered (a pin equal to the lock entry).
-	offered, floors map[string]bool
+	// are checked only where they win; hosted: those of containers a host
+	// started from a tag, checked only where they win too (a host tag may
+	// be a "docker tag" on the host: a person's word); floors: those of
+	// floors (a lock entry, a recorded container), checked both ways even
+	// when the same claim is also offered (a pin equal to the lock entry).
+	offered, hosted, floors map[string]bool
 	// heads: what the registry answered for a tag, by HEAD, this run.
 	heads map[string]headAnswer
 }
@@ -74,7 +74,7 @@ func (c *claims) head(ctx context.Context, tag string) (digest string, ok bool, 
 }
 
 func newClaims(reg Registry, m *catalogue.Module) *claims {
-	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]verdict{}, offered: map[string]bool{}, floors: map[string]bool{}, heads: map[string]headAnswer{}}
+	return &claims{reg: reg, m: m, vouched: map[string]bool{}, checked: map[string]verdict{}, offered: map[string]bool{}, hosted: map[string]bool{}, floors: map[string]bool{}, heads: map[string]headAnswer{}}
 }
 
 // vouch records that a source says img's tag names img's content.
@@ -89,13 +89,18 @@ func (c *claims) vouch(img image.Image) {
 	}
 }
 
-// vouchHosts vouches for the tags hosts resolved: those of containers
-// started from a tag, not from "repo:tag@digest" (pulled by digest, whose
-// tag is the deployer's word).
+// vouchHosts records the tags of the containers hosts report. None is
+// vouched for: a tag the host holds may have been pulled from the
+// registry, or given on the host ("docker tag"), and the engine does not
+// say which. The tag of a container started from a tag is checked where
+// it would decide in the image's favour (the container newer than what
+// it is ordered against); that of a container started from
+// "repo:tag@digest" (pulled by digest, the tag the deployer's word) both
+// ways, as a floor's claim is.
 func (c *claims) vouchHosts(obs []observe.Observation) {
 	for _, o := range obs {
 		if !o.TagClaimed {
-			c.vouch(o.Image)
+			c.hosted[o.Image.Tag+"@"+o.Image.Digest] = true
 		}
 	}
 }
@@ -140,7 +145,7 @@ func (c *claims) compare(ctx context.Context, a, b, ra, rb image.Image, opts ord
 			continue
 		}
 		wins := (i == 0) == (res.Cmp == order.Newer)
-		if key := named.Tag + "@" + named.Digest; !wins && c.offered[key] && !c.floors[key] {
+		if key := named.Tag + "@" + named.Digest; !wins && (c.offered[key] || c.hosted[key]) && !c.floors[key] {
 			continue
 		}
 		v := c.confirm(ctx, named, opts)
@@ -214,11 +219,17 @@ func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) v
 		}
 	}
 	// What the tag names now, as the registry (or offline, the cache's
-	// record of the tag) describes it: an index may name img as one of its
-	// platforms.
-	got, err := c.reg.Image(ctx, c.m.Image, img.Tag, img.Platform)
+	// record of the tag) describes it: an index may name img as the entry
+	// a pull on img's platform gets (the first that matches, never "any
+	// entry").
+	platform := img.Platform
+	if platform == "" {
+		platform = c.m.Platform()
+	}
+	got, err := c.reg.Image(ctx, c.m.Image, img.Tag, platform)
+	entry, isEntry := got.ManifestFor(platform)
 	switch {
-	case err == nil && (got.Digest == img.Digest || slices.Contains(slices.Collect(maps.Values(got.Platforms)), img.Digest)):
+	case err == nil && (got.Digest == img.Digest || (isEntry && entry == img.Digest)):
 		return verdict{}
 	case errors.Is(err, image.ErrUnavailable):
 		return no(", and offline nothing records what the tag names")

@@ -186,3 +186,66 @@ func TestTagClaimOfAPinThatIsAlsoTheLock(t *testing.T) {
 		t.Errorf("locked 1.25.0 over a lock entry whose content is 1.30.0 (called 1.22.6 by the pin and the entry alike): %q", d.New.Reason)
 	}
 }
+
+// TestHostTagIsAClaim: host-0 runs an unlabelled 2024 build (the registry
+// serves its digest as 1.22.6) under a tag given on the host, 1.30.0
+// ("docker tag"), which the registry does not hold; host-1 runs 1.25.0.
+// The host's tag is a claim like a lock line's: where it would decide in
+// the image's favour, one HEAD checks it, and a tag the registry does not
+// hold leaves the order unknown. resolve, lock --from-host, plan and
+// outdated agree. Told truthfully, it costs one HEAD and is believed.
+func TestHostTagIsAClaim(t *testing.T) {
+	ctx := context.Background()
+	for _, lie := range []bool{true, false} {
+		t.Run(map[bool]string{true: "lie", false: "truth"}[lie], func(t *testing.T) {
+			reg, imgs := unlabelledFleet()
+			ran := imgs["1.30.0"]
+			if lie {
+				ran = imgs["1.22.6"]
+				delete(reg.heads, "1.30.0")
+				f := reg.Registry.(*fakeRegistry)
+				delete(f.byTag, "1.30.0")
+			}
+			m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
+			seen := observed(m, []run{{host: "host-0", word: "1.30.0"}, {host: "host-1", word: "1.25.0"}}, nil)
+			// host-0's container runs ran's content, as 1.30.0.
+			seen.Snapshots["host-0"].Images[0].RepoDigests = []string{repo + "@" + ran.Digest}
+
+			d := Resolve(ctx, inputOf(m, reg, nil, seen)).Decisions[0]
+			switch {
+			case lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown || !strings.Contains(d.Refusal.Error(), "only the tag 1.30.0 says the version") ||
+				!strings.Contains(d.Refusal.Error(), "the registry has no such tag")):
+				t.Errorf("resolve: new %v, refusal %v; want an unknown order naming the host's tag", d.New, d.Refusal)
+			case !lie && (d.New == nil || d.New.Digest != ran.Digest):
+				t.Errorf("resolve, the host's tag true: new %v, refusal %v, err %v", d.New, d.Refusal, d.Err)
+			}
+			if !lie && !slices.Equal(reg.asked, []string{"1.30.0"}) {
+				t.Errorf("HEADs asked: %q, want one for the host's tag", reg.asked)
+			}
+
+			// The lock names 1.25.0, read on both hosts.
+			locked := imgs["1.25.0"]
+			old := &lock.Lock{Hosts: []string{"host-0", "host-1"}, Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.25.0",
+				Version: "1.25.0", Digest: locked.Digest, Source: "running", Hosts: []string{"host-0", "host-1"},
+				Observed: []lock.Observation{{Host: "host-1", Container: "svc", Tag: "1.25.0", Digest: locked.Digest, Version: "1.25.0"}}}}}
+			in := inputOf(m, reg, old, seen)
+			in.Mode, in.Host = ModeFromHost, "host-0"
+			d = Resolve(ctx, in).Decisions[0]
+			switch {
+			case lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown):
+				t.Errorf("lock --from-host host-0: new %v, refusal %v; want an unknown order", d.New, d.Refusal)
+			case !lie && (d.New == nil || d.New.Digest != ran.Digest):
+				t.Errorf("lock --from-host host-0, the host's tag true: new %v, refusal %v", d.New, d.Refusal)
+			}
+			in.Mode, in.Host = ModeResolve, ""
+			want := map[bool]Verdict{true: VerdictUnknown, false: VerdictDowngrade}[lie]
+			if c := cutoverOf(t, in, "host-0"); c.Verdict != want {
+				t.Errorf("plan host-0: %s (%s), want %s", c.Verdict, c.Order.Detail, want)
+			}
+			wantStatus := map[bool]Status{true: StatusUnknownOrder, false: StatusBehindRunning}[lie]
+			if s := Outdated(ctx, in, nil)[0]; !s.Has(wantStatus) || s.Has(StatusBehindRunning) == lie {
+				t.Errorf("outdated: %v %v; want %s", s.Statuses, s.Findings, wantStatus)
+			}
+		})
+	}
+}

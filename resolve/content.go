@@ -140,7 +140,7 @@ func checkEntry(img image.Image, e *lock.Module, opts order.Options) (image.Imag
 		// entry's, and its version (the platforms' builds carry one
 		// label); its build date is one platform's, and the entry may
 		// have been written for another platform than the one read here.
-		if !maps.Equal(e.Platforms, img.Platforms) {
+		if !samePlatforms(e.Platforms, img) {
 			return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
 		}
 		if v := versionOf(opts, img); e.Version != "" && v != e.Version {
@@ -152,7 +152,7 @@ func checkEntry(img image.Image, e *lock.Module, opts order.Options) (image.Imag
 	// a config and no platforms a single manifest: the content must be
 	// the same kind, with the same platforms.
 	indexClaimed, indexNamed := len(e.Platforms) > 0, len(img.Platforms) > 0
-	if (indexClaimed && !maps.Equal(e.Platforms, img.Platforms)) || (!indexClaimed && indexNamed && e.Config != "" && e.Config != img.ConfigDigest) {
+	if (indexClaimed && !samePlatforms(e.Platforms, img)) || (!indexClaimed && indexNamed && e.Config != "" && e.Config != img.ConfigDigest) {
 		return image.Image{}, mismatch("platforms", platformsText(e.Platforms), platformsText(img.Platforms))
 	}
 	if v := versionOf(opts, img); e.Version != "" && v != e.Version {
@@ -162,6 +162,26 @@ func checkEntry(img image.Image, e *lock.Module, opts order.Options) (image.Imag
 		return image.Image{}, mismatch("created", Created(e.Created), Created(img.Created))
 	}
 	return img, nil
+}
+
+// samePlatforms reports whether an entry's platforms are what img's index
+// lists: the same platforms, each naming the digest img names for it (the
+// first entry). Where the index lists a platform string more than once
+// (Windows builds of several os.versions), an entry written when pin kept
+// the last of them names one of its entries too.
+func samePlatforms(locked map[string]string, img image.Image) bool {
+	if maps.Equal(locked, img.Platforms) {
+		return true
+	}
+	if len(locked) != len(img.Platforms) {
+		return false
+	}
+	for p, d := range locked {
+		if _, ok := img.Platforms[p]; !ok || !slices.ContainsFunc(img.Manifests, func(e image.PlatformManifest) bool { return e.Platform == p && e.Digest == d }) {
+			return false
+		}
+	}
+	return true
 }
 
 // ownDate reports whether t, as a lock line writes it (whole seconds, UTC),

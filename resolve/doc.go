@@ -6,9 +6,12 @@
 //
 // Its one promise is the invariant of docs/design.md: the locked image is
 // equal to or newer than every floor of the module (every container its
-// hosts report for it, whatever its state, and the previous lock entry), or
-// the catalogue states the downgrade (allow_downgrade, and for a one_way
-// module a restore). An order that cannot be decided never passes as
+// hosts report for it, whatever its state, the previous lock entry, and
+// the previous entries of other or removed modules whose containers or
+// repository it takes over: see takeover.go), or the catalogue states the
+// downgrade (allow_downgrade, and for a one_way module a restore). The
+// entry of a module that leaves the catalogue stays in the lock, retired,
+// until a module takes it over. An order that cannot be decided never passes as
 // newer: it is a Refusal naming both images and what to write to decide.
 // What pin orders by is read from content fetched by digest; a lock entry
 // whose lines disagree with its digest is a *LockMismatchError, never

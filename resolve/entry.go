@@ -15,8 +15,20 @@ import (
 func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 	var e *lock.Module
 	if c.keep {
-		kept := *dc.old
+		from := dc.old
+		if c.from != nil {
+			from = c.from
+		}
+		kept := *from
 		e = &kept
+		if c.from != nil {
+			// Another module's entry, taken over: this module's from now
+			// on, read from this module's registry.
+			e.Name, e.DeclRange = dc.m.Name, lock.Module{}.DeclRange
+			if e.Image != dc.m.Image {
+				e.Image, e.Tags = dc.m.Image, nil
+			}
+		}
 		e.Policy = string(dc.m.Policy)
 		e.Reason = c.reason
 		e.Rule = string(c.rule)
@@ -46,12 +58,16 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 			e.Restore = dc.m.Restore
 		}
 	}
-	if dg == nil && dc.old != nil && dc.old.AllowDowngrade != "" && dc.old.AllowDowngrade == dc.m.AllowDowngrade {
-		// The words were spent on a downgrade: the line stays while the
-		// catalogue states them, so that they accept no other (a run
-		// after the rollback is deployed needs none, and would otherwise
-		// hand them back).
-		e.AllowDowngrade, e.Restore = dc.old.AllowDowngrade, dc.old.Restore
+	for _, p := range dc.previous() {
+		if dg == nil && p.AllowDowngrade != "" && p.AllowDowngrade == dc.m.AllowDowngrade {
+			// The words were spent on a downgrade (by this module, or by
+			// one whose floor it takes over): the line stays while the
+			// catalogue states them, so that they accept no other (a run
+			// after the rollback is deployed needs none, and would
+			// otherwise hand them back).
+			e.AllowDowngrade, e.Restore = p.AllowDowngrade, p.Restore
+			break
+		}
 	}
 	read := ""
 	if dc.in.Mode == ModeFromHost {
@@ -60,7 +76,7 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 	e.Hosts = entryHosts(dc.m, dc.old, read)
 	e.Observed = nil
 	for _, f := range dc.floors {
-		if f.Kind == FloorLocked {
+		if !f.container() {
 			continue
 		}
 		o := f.Observation

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"fmt"
+
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
@@ -17,6 +19,13 @@ const (
 	// FloorRecorded: a container the previous lock recorded on a host this
 	// run did not read ("pin lock --from-host" reads one host).
 	FloorRecorded FloorKind = "recorded"
+	// FloorInherited: the previous lock's entry of another module, or of
+	// a module that left the catalogue (a retired entry), whose floor this
+	// module takes over: it recorded a container this module takes over,
+	// or it was retired with the module's repository and recorded no
+	// container (see takeover.go). A floor belongs to what ran and what
+	// was locked, not to a module's name.
+	FloorInherited FloorKind = "inherited"
 )
 
 // Floor is an image the lock must not go below.
@@ -25,15 +34,38 @@ type Floor struct {
 	Image image.Image
 	// Observation is the container, for FloorContainer and FloorRecorded.
 	Observation observe.Observation
-	// content says, of a FloorLocked, whether its digest's content was
-	// read; when it was not, its lines hold the floor up, but it is never
-	// kept (see unreadLock).
+	// Entry is the previous lock entry, for FloorLocked and
+	// FloorInherited; Retired says, of a FloorInherited, that the entry is
+	// a retired one (its module left the catalogue).
+	Entry   *lock.Module
+	Retired bool
+	// content says, of a FloorLocked or FloorInherited, whether its
+	// digest's content was read; when it was not, its lines hold the
+	// floor up, but it is never kept (see unreadLock).
 	content contentState
 }
 
 // unread reports whether f is a previous entry whose content nobody could
 // read.
-func (f Floor) unread() bool { return f.Kind == FloorLocked && f.content != contentRead }
+func (f Floor) unread() bool { return f.entry() && f.content != contentRead }
+
+// entry reports whether f is a previous lock entry (the module's own, or
+// one it takes over), not a container.
+func (f Floor) entry() bool { return f.Kind == FloorLocked || f.Kind == FloorInherited }
+
+// container reports whether f is a container: one a host reports now, or
+// one the previous entry recorded on a host not read.
+func (f Floor) container() bool { return f.Kind == FloorContainer || f.Kind == FloorRecorded }
+
+// entryName names an inherited entry for sentences: `module "forge"
+// (retired)`.
+func (f Floor) entryName() string {
+	s := fmt.Sprintf("module %q", f.Entry.Name)
+	if f.Retired {
+		s += " (retired)"
+	}
+	return s
+}
 
 // Where names the floor for sentences: "mesh-1/forgejo", "the previous
 // lock".
@@ -41,6 +73,8 @@ func (f Floor) Where() string {
 	switch f.Kind {
 	case FloorLocked:
 		return "the previous lock"
+	case FloorInherited:
+		return "the previous lock's entry for " + f.entryName()
 	case FloorRecorded:
 		return f.Observation.Where() + " (recorded in the lock)"
 	}
@@ -52,6 +86,9 @@ func (f Floor) Where() string {
 func (f Floor) runs() string {
 	if f.Kind == FloorLocked {
 		return "the previous lock names"
+	}
+	if f.Kind == FloorInherited {
+		return "the previous lock's entry for " + f.entryName() + " names"
 	}
 	if f.Kind == FloorRecorded {
 		return f.Observation.Where() + " ran (recorded in the lock)"
@@ -83,7 +120,7 @@ func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in
 		}
 	}
 	if oldImg != nil {
-		out = append(out, Floor{Kind: FloorLocked, Image: *oldImg})
+		out = append(out, Floor{Kind: FloorLocked, Image: *oldImg, Entry: old})
 	}
 	for _, ob := range recorded(old, in) {
 		out = append(out, Floor{Kind: FloorRecorded, Image: recordedImage(old, ob), Observation: observe.Observation{Host: ob.Host, Container: ob.Container, State: "recorded", Image: recordedImage(old, ob)}})

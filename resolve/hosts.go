@@ -13,12 +13,22 @@ import (
 // nothing from one nobody has read.
 
 // hostsRead are the catalogue hosts whose containers a lock this run
-// writes is held against: every one (a run reads them all), or, in
-// ModeFromHost, the one read and those the previous lock was held against.
+// writes is held against, for every module: every one (a run reads them
+// all); in ModeFromHost, the one read and those the previous lock was held
+// against; when Input.Only names modules, those the previous lock was held
+// against (the hosts were read, but only the named modules decided against
+// them: every other entry stays what it was, and a host the lock was not
+// held against stays unknown to them).
 func hostsRead(in Input) []string {
+	held := func(h string) bool { return in.Old != nil && slices.Contains(in.Old.Hosts, h) }
 	var out []string
 	for _, h := range in.Catalogue.Hosts {
-		if in.Mode != ModeFromHost || h.Name == in.Host || (in.Old != nil && slices.Contains(in.Old.Hosts, h.Name)) {
+		switch {
+		case in.Only != nil:
+			if held(h.Name) {
+				out = append(out, h.Name)
+			}
+		case in.Mode != ModeFromHost || h.Name == in.Host || held(h.Name):
 			out = append(out, h.Name)
 		}
 	}
@@ -45,7 +55,10 @@ func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
 // does not say it read (one that joined runs_on since, or any when there
 // is no entry yet), and a catalogue host the previous lock was not held
 // against (added since: any module may run there, by its pin.module label)
-// unless the entry knows it. In runs_on order, then catalogue order.
+// unless the entry knows it; for a module with no entry (new, or renamed),
+// every other catalogue host: the lock's hosts line says which hosts the
+// lock was held against for the modules it decided, and this one it did
+// not decide. In runs_on order, then catalogue order.
 func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
 	var out []string
 	add := func(h string) {
@@ -57,7 +70,7 @@ func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
 		add(ro.Host)
 	}
 	for _, h := range in.Catalogue.Hosts {
-		if in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name) {
+		if old == nil || in.Old == nil || !slices.Contains(in.Old.Hosts, h.Name) {
 			add(h.Name)
 		}
 	}

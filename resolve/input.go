@@ -62,6 +62,10 @@ type Input struct {
 	// busy is enough: each module decided at once holds its state (tag
 	// list, responses, images) until it is done.
 	ModulesAtOnce int
+
+	// heirs indexes Old's entries by what they were held against; made
+	// once by Resolve and Outdated (see takeover.go).
+	heirs *heirs
 }
 
 // registry is the source for module m's repository, or nil.

@@ -76,7 +76,9 @@ func (j *Judgement) Allowed() bool { return j.Refusal == nil }
 // digest (*LockMismatchError) and a registry that fails on a floor: Judge
 // then cannot decide, and the caller applies its failure policy. Only the
 // hosts in in.Observed are floors; the others bound the lock, and the lock
-// bounds the image. in.Mode is ignored.
+// bounds the image. The previous entries of other modules, or retired
+// ones, whose floors m takes over (a module renamed, or removed and added
+// back) are floors too, as in Resolve. in.Mode is ignored.
 func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, ov Override) (*Judgement, error) {
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -97,7 +99,18 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		oldImg = &li
 	}
 	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
-	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl}
+	// The entries of other modules (or retired ones) whose floors m
+	// takes over bound the image as m's own entry does.
+	idx := in.heirIndex()
+	heirs := idx.takenOver(m, obs)
+	if len(heirs) > 0 {
+		inherited, err := inheritedFloors(ctx, reg, m, heirs, idx, opts, firstPlatform(obs, m))
+		if err != nil {
+			return nil, err
+		}
+		fl = append(fl, inherited...)
+	}
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl, heirs: heirs, heirIdx: idx}
 	dc.tags().holdUp(fl)
 	newImg, err := dc.describeNew(ctx, img)
 	if err != nil {
@@ -128,7 +141,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 			}
 			continue
 		}
-		if old != nil && !recordedBy(old, f) {
+		if old != nil && !dc.recordedBy(ctx, old, f) {
 			unrecorded = true
 		}
 		if failed == nil {
@@ -155,7 +168,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old.Restore != "" {
 			j.Reason += "; restore from: " + old.Restore
 		}
-	case strings.TrimSpace(ov.Downgrade) != "" && (!m.OneWay || strings.TrimSpace(ov.Restore) != ""):
+	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)):
 		j.Accepted = failed
 		j.Reason = "downgrade allowed: " + ov.Downgrade
 		if ov.Restore != "" {
@@ -163,6 +176,9 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 	default:
 		failed.fix = dc.judgeFix(failed, ov)
+		if ov.Downgrade != "" && !catalogue.HasWords(ov.Downgrade) || m.OneWay && ov.Restore != "" && !catalogue.HasWords(ov.Restore) {
+			failed.fix = "the override gives no reason in words (letters or digits: only spaces or characters nobody sees), which accepts nothing; " + failed.fix
+		}
 		j.Refusal = failed
 	}
 	return j, nil
@@ -212,9 +228,12 @@ func (dc *decider) judgeFix(r *Refusal, ov Override) string {
 		if f.Image.Tag != "" {
 			p = f.Image.Repository + ":" + f.Image.Tag + "@" + f.Image.Digest
 		}
-		if f.Kind == FloorLocked {
+		switch f.Kind {
+		case FloorLocked:
 			opts = append(opts, fmt.Sprintf("to run what the lock names, deploy %s", p))
-		} else {
+		case FloorInherited:
+			opts = append(opts, fmt.Sprintf("to run what the lock names for %s, whose floor module %q takes over, deploy %s", f.entryName(), dc.m.Name, p))
+		default:
 			opts = append(opts, fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p))
 		}
 	}

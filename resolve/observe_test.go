@@ -64,12 +64,13 @@ func TestObservationsMatching(t *testing.T) {
 // locally) is ordered by what is known; it cannot be locked, so where it
 // wins pin refuses and says so.
 func TestLoadedImage(t *testing.T) {
+	label := map[string]string{image.LabelVersion: "1.5.0"}
 	run := func(pinTag string) *Decision {
 		pinImg := word(repo, pinTag)
 		m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning,
 			Pin: catalogue.Pin{Text: pinTag + "@" + pinImg.Digest, Tag: pinTag, Digest: pinImg.Digest}, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "svc"}}}
 		snap := &host.Snapshot{Host: "h1", Containers: []host.Container{{ID: "1", Name: "svc", Image: repo + ":1.5.0", ImageID: idA, State: "running"}},
-			Images: []host.Image{{ID: idA}}}
+			Images: []host.Image{{ID: idA, Labels: label}}}
 		reg := newFakeRegistry(repo)
 		reg.byDigest[pinImg.Digest] = pinImg
 		reg.byTag[pinTag] = pinImg
@@ -82,6 +83,16 @@ func TestLoadedImage(t *testing.T) {
 	}
 	if d := run("1.6.0"); d.New == nil || d.New.Source != "pin" || d.New.Observed[0].Digest != "" || d.New.Observed[0].ImageID != idA {
 		t.Errorf("older loaded image: new %+v refusal %v", d.New, d.Refusal)
+	}
+	// Without a version label, only the host's tag 1.5.0 says its
+	// version: a claim no registry can confirm (there is no digest to ask
+	// about), so the order is unknown where it would win.
+	label = nil
+	if d := run("1.2.0"); d.Refusal == nil || d.Refusal.Kind != KindUnknown || !strings.Contains(d.Refusal.Error(), "without a registry digest the tag cannot be checked") {
+		t.Errorf("newer unlabelled loaded image: refusal %v", d.Refusal)
+	}
+	if d := run("1.6.0"); d.New == nil || d.New.Source != "pin" {
+		t.Errorf("older unlabelled loaded image (its tag says less than the pin): new %+v refusal %v", d.New, d.Refusal)
 	}
 }
 

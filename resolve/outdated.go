@@ -139,6 +139,7 @@ func (s *ModuleStatus) Has(st Status) bool { return slices.Contains(s.Statuses, 
 // never concurrently. in.Mode is ignored.
 func Outdated(ctx context.Context, in Input, progress func(done, total int)) []*ModuleStatus {
 	in.Mode, in.Host = ModeResolve, ""
+	in.heirs = newHeirs(in.Old, in.Catalogue)
 	mods := in.Catalogue.Modules
 	out := make([]*ModuleStatus, len(mods))
 	eachModule(len(mods), in.atOnce(), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)
@@ -215,6 +216,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	if d != nil {
 		c.wouldResolve(d)
 		c.reportUnverified(d)
+		c.reportSkipped(d)
 	}
 	if enrichErr == nil && !asked && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
@@ -325,6 +327,18 @@ func (c *checker) wouldResolve(d *Decision) {
 		}
 		msg, _, _ := strings.Cut(d.Refusal.Error(), "\n")
 		c.add(st, "pin resolve would refuse: "+msg)
+	}
+}
+
+// reportSkipped reports the upstream candidates "pin resolve" skipped
+// because their signals conflict: their order is unknown, and a module
+// whose newest tags cannot be ordered is not current.
+func (c *checker) reportSkipped(d *Decision) {
+	if d.Refusal != nil {
+		return // said by the refusal
+	}
+	for _, sk := range d.Skipped {
+		c.add(StatusUnknownOrder, fmt.Sprintf("upstream offers %s, skipped: %s, so its version is unknown; pin locks the newest tag whose tag and label agree", short(sk.Image), sk.Why))
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -42,7 +43,8 @@ at-least-running latest/2026-08-20 -/2026-09-17    latest/2026-09-17      -     
 at-least-running latest/2026-09-17 -               latest/2026-09-17      -          → current
 at-least-running latest/2026-09-17 -               latest/1970-01-01      -          → unknown-order
 at-least-running -               1.27.3            1.27.3                 -          → unlocked
-at-least-running 1.22.6+1.22.6   1.27.3            1.27.3                 offline    → behind-running
+at-least-running 1.22.6+1.22.6   1.27.3+1.27.3     1.27.3                 offline    → behind-running
+at-least-running 1.22.6+1.22.6   1.27.3            1.27.3                 offline    → unknown-order
 at-least-running 1.22.6          1.27.3            1.27.3                 offline    → unknown-order
 at-least-running 1.22.6          1.22.6            1.27.3                 down       → error,behind-upstream
 at-least-running 1.22.6          1.22.6            1.27.3                 regdown    → error
@@ -68,6 +70,9 @@ track-upstream   latest/2026-08-20 -               latest/1970-01-01      tag=la
 track-upstream   latest/2026-08-20 -               -                      tag=latest,untag → error
 track-upstream   1.27.3          1.28.0            1.27.3                 -          → behind-running
 track-upstream   2026.09.17      -                 2026.08.20,2026.10.01  v=calver   → behind-upstream
+track-upstream   2.0.0+1.0.0     -                 2.0.0+1.0.0            -          → unknown-order
+track-upstream   1.0.0           -                 1.0.0,2.0.0+1.0.0      -          → unknown-order
+track-upstream   1.0.0           -                 1.0.0,2.0.0+2.0.0      -          → behind-upstream
 `
 
 var outdatedLine = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+→\s+(\S+)(?:\s+hint:(\S+))?$`)
@@ -107,7 +112,7 @@ func joinStatuses(ss []Status) string {
 // the running images ordered against the lock, the candidate described, the
 // findings' words, and the failures that make "pin outdated" exit 3.
 func TestOutdatedDetails(t *testing.T) {
-	in := outdatedInput(t, "at-least-running", "1.22.6", "1.27.3,!1.28.0", "1.22.6,1.27.3/2026-09-01", "-")
+	in := outdatedInput(t, "at-least-running", "1.22.6", "1.27.3/2026-09-01,!1.28.0", "1.22.6,1.27.3/2026-09-01", "-")
 	s := Outdated(context.Background(), in, nil)[0]
 	if len(s.Running) != 2 || s.Running[0].Host != "host-0" || s.Running[0].Order.Cmp.String() != "newer" || s.Running[0].Version != "1.27.3" || s.Running[1].State != "exited" {
 		t.Errorf("running = %+v (the stopped container is a floor too)", s.Running)
@@ -253,8 +258,8 @@ func outdatedInput(t *testing.T, policy, locked, running, upstream, options stri
 	if locked != "-" {
 		img := word(repo, locked)
 		e := &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Created: img.Created}
-		if v := img.VersionLabel(); v != "" {
-			e.Version = v
+		if v := img.VersionLabel(); v != "" && (order.Options{}).VersionOf(img).Kind != order.Conflicting {
+			e.Version = v // (pin writes no version for one whose tag and label conflict)
 		}
 		in.Old = &lock.Lock{Modules: []*lock.Module{e}}
 	}
@@ -315,6 +320,17 @@ func scenarioInput(t *testing.T, policy, pin, running, upstream, options string)
 			state := "running"
 			if strings.HasPrefix(w, "!") {
 				state, w = "exited", w[1:]
+			}
+			// A host pulled what it runs from the registry: the registry
+			// serves it by digest, and by its tag unless the pin's or an
+			// upstream word names another image by that tag (upstream
+			// moved it). It is not in the tag list (only upstream words
+			// are). A host's tag is a claim the registry is asked about.
+			if img := word(repo, w); registry == Registry(reg) {
+				reg.byDigest[img.Digest] = img
+				if _, taken := reg.byTag[img.Tag]; img.Tag != "" && !taken {
+					reg.byTag[img.Tag] = img
+				}
 			}
 			h := fmt.Sprintf("host-%d", i)
 			m.RunsOn = append(m.RunsOn, catalogue.RunsOn{Host: h, Container: "svc"})

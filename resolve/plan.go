@@ -12,17 +12,47 @@ import (
 )
 
 // Plan is the outcome of resolving a catalogue: one Decision per module, in
-// catalogue order, and the lock entries of modules no longer in the
-// catalogue.
+// catalogue order, and what becomes of the lock entries of modules no
+// longer in the catalogue.
 type Plan struct {
 	Decisions []*Decision
-	Removed   []*lock.Module
+	// Retired are the previous entries of modules no longer in the
+	// catalogue that no module took over: they stay in the lock as
+	// retired entries (lock.Lock.Retired), floors for whatever module
+	// takes over what they were held against. By name.
+	Retired []Retired
+	// TakenOver are the previous entries of modules no longer in the
+	// catalogue (retired ones, or the entry of a module that left the
+	// catalogue in this very edit) that a module decided by this run took
+	// over: they leave the lock, their floor now that module's. By name.
+	TakenOver []TakenOver
 	// Kept are the entries of modules no longer in the catalogue that stay
-	// because Input.Only named other modules.
+	// as module entries because Input.Only named other modules.
 	Kept []*lock.Module
 	// Hosts are the catalogue hosts the new lock is held against (see
 	// lock.Lock.Hosts).
 	Hosts []string
+
+	retired map[*lock.Module]bool
+}
+
+// Retired is an entry that stays in the lock as a retired one.
+type Retired struct {
+	Entry *lock.Module
+	// Now: its module left the catalogue since the previous lock (the
+	// entry was a module entry there); else it was retired already.
+	Now bool
+}
+
+// TakenOver is an entry of a module no longer in the catalogue that
+// modules decided by this run took over (see Decision.TakenOver).
+type TakenOver struct {
+	Entry *lock.Module
+	// Retired: it was a retired entry in the previous lock; else the
+	// entry of a module that left the catalogue since.
+	Retired bool
+	// By names the modules that took it over.
+	By []string
 }
 
 // Decision is what resolving decided for one module.
@@ -55,6 +85,14 @@ type Decision struct {
 	// Verification is what the module's verify policy found (skipped
 	// candidates, unverified floors); nil without a policy.
 	Verification *Verification
+	// TakenOver are the previous lock's entries of other modules (or
+	// retired ones) whose floors this module takes over (see takeover.go),
+	// by name: each was a floor of the decision.
+	TakenOver []*lock.Module
+	// Skipped are the upstream candidates newer than the one weighed that
+	// track-upstream did not lock, newest first: their tag and version
+	// label conflict, so their version is unknown.
+	Skipped []Skipped
 
 	// candidate and tags are what track-upstream weighed: the upstream
 	// image and the tag list, for Outdated to report without asking again.
@@ -86,16 +124,31 @@ func (d *Decision) Change() Change {
 type Change string
 
 const (
-	ChangeNone    Change = "unchanged"
-	ChangeAdd     Change = "add"
-	ChangeUpdate  Change = "update"
-	ChangeRemove  Change = "remove"
-	ChangeRefused Change = "refused"
-	ChangeError   Change = "error"
+	ChangeNone   Change = "unchanged"
+	ChangeAdd    Change = "add"
+	ChangeUpdate Change = "update"
+	// ChangeRemove: an entry leaves the lock. pin writes it no more: the
+	// entry of a module that left the catalogue is retired (ChangeRetire),
+	// and leaves the lock only when a module takes it over
+	// (ChangeTakenOver).
+	ChangeRemove Change = "remove"
+	// ChangeRetire: a module left the catalogue; its entry stays in the
+	// lock as a retired entry, a floor. ChangeRetired: a retired entry
+	// stays. ChangeTakenOver: a module took the entry of one that left
+	// the catalogue over; the entry leaves the lock.
+	ChangeRetire    Change = "retire"
+	ChangeRetired   Change = "retired"
+	ChangeTakenOver Change = "taken-over"
+	ChangeRefused   Change = "refused"
+	ChangeError     Change = "error"
 	// ChangeSkipped: lock --from-host, for a module that runs nothing on
 	// the host and has no entry yet.
 	ChangeSkipped Change = "skipped"
 )
+
+// WasRetired reports whether e is a retired entry of the previous lock (of
+// a module that left the catalogue before this run).
+func (p *Plan) WasRetired(e *lock.Module) bool { return p.retired[e] }
 
 // Refused reports whether any module was refused.
 func (p *Plan) Refused() bool {
@@ -118,6 +171,9 @@ func (p *Plan) Lock() *lock.Lock {
 		}
 	}
 	l.Modules = append(l.Modules, p.Kept...)
+	for _, r := range p.Retired {
+		l.Retired = append(l.Retired, r.Entry)
+	}
 	return l
 }
 
@@ -131,5 +187,5 @@ func Created(t time.Time) string {
 
 // orderOptions are the ordering settings of a module.
 func orderOptions(m *catalogue.Module, now time.Time) order.Options {
-	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now}
+	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now, Platform: m.Platform()}
 }

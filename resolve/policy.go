@@ -157,7 +157,7 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		r := &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: chosen, What: what, Floor: f, Order: res, opts: dc.opts}
-		spent := dc.spent(f)
+		spent := dc.spent(ctx, f)
 		if dc.downgradeAllowed() && !spent {
 			if accepted == nil {
 				accepted = r
@@ -169,8 +169,8 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 		}
 		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
 		if spent {
-			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade the previous lock records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
-				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, f.Where(), dc.label(chosen))
+			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade %s records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
+				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, dc.spender(), f.Where(), dc.label(chosen))
 		}
 		return nil, r
 	}
@@ -203,42 +203,6 @@ func kindOf(res order.Result) RefusalKind {
 	return KindDowngrade
 }
 
-func (dc *decider) downgradeAllowed() bool {
-	return dc.m.AllowDowngrade != "" && (!dc.m.OneWay || dc.m.Restore != "")
-}
-
-// spent reports whether the catalogue's allow_downgrade was already used,
-// in the same words, for another downgrade than one below floor f: the
-// previous entry records a downgrade accepted with these words, and f is
-// not among the containers it was held against (a container that started
-// a newer image since, or the previous entry itself). A reason accepts one
-// downgrade; new words accept the next.
-func (dc *decider) spent(f Floor) bool {
-	old := dc.old
-	return old != nil && old.AllowDowngrade != "" && old.AllowDowngrade == dc.m.AllowDowngrade && !recordedBy(old, f)
-}
-
-// recordedBy reports whether floor f is a container old was held against.
-func recordedBy(old *lock.Module, f Floor) bool {
-	if f.Kind == FloorLocked {
-		return false
-	}
-	for _, ob := range old.Observed {
-		if ob.Host != f.Observation.Host {
-			continue
-		}
-		switch {
-		case ob.Digest != "" && f.Image.Digest != "":
-			if ob.Digest == f.Image.Digest {
-				return true
-			}
-		case ob.ImageID != "" && ob.ImageID == f.Image.ImageID:
-			return true
-		}
-	}
-	return false
-}
-
 // fix says what the author can write to decide.
 func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 	var opts []string
@@ -247,12 +211,16 @@ func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
 		if f.Image.Tag != "" {
 			p = f.Image.Tag + "@" + p
 		}
+		names := "what the previous lock names"
+		if f.Kind == FloorInherited {
+			names = fmt.Sprintf("what the previous lock names for %s (its floor is this module's: a rename or removal frees no floor)", f.entryName())
+		}
 		switch {
-		case f.Kind == FloorLocked && dc.m.Policy == catalogue.TrackUpstream:
+		case f.entry() && dc.m.Policy == catalogue.TrackUpstream:
 			// (track-upstream's pin chooses a variant, not an image.)
-			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write policy = \"at-least-running\" and pin = %q", p))
-		case f.Kind == FloorLocked:
-			opts = append(opts, fmt.Sprintf("to keep what the previous lock names, write pin = %q", p))
+			opts = append(opts, fmt.Sprintf("to keep %s, write policy = \"at-least-running\" and pin = %q", names, p))
+		case f.entry():
+			opts = append(opts, fmt.Sprintf("to keep %s, write pin = %q", names, p))
 		default:
 			opts = append(opts, fmt.Sprintf("to run what %s runs, write pin = %q", f.Where(), p))
 		}
@@ -340,9 +308,16 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 // read: its lines say it is the newest, but a lock that names a digest the
 // registry does not serve cannot be pulled, and lines are claims.
 func (dc *decider) unreadLock(f Floor) *Refusal {
+	e := f.Entry
+	if e == nil {
+		e = dc.old
+	}
 	where := ""
-	if w := entryWhere(dc.old); w != "" {
-		where = " (" + w + ")"
+	if f.Kind == FloorInherited {
+		where = "'s entry for " + f.entryName()
+	}
+	if w := entryWhere(e); w != "" {
+		where += " (" + w + ")"
 	}
 	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
 		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
@@ -368,52 +343,6 @@ func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
 	return true
 }
 
-// compare orders a against b, each multi-platform image read for the
-// other's platform first: a container runs one platform's build of an
-// index, and that build, not another platform's, is what it is held
-// against (the arm64 build of a release can lag its amd64 one).
-func (dc *decider) compare(ctx context.Context, a, b image.Image) order.Result {
-	ra, rb := dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
-	return dc.tags().compare(ctx, a, b, ra, rb, dc.opts)
-}
-
-// onPlatform is img as read for platform: an index's manifest for that
-// platform, asked once per digest and platform. An image that is not an
-// index, or an index without that platform, is img itself; a build the
-// registry cannot give keeps only what names it (its digest and tag), so
-// that it orders nothing by another platform's content.
-func (dc *decider) onPlatform(ctx context.Context, img image.Image, platform string) image.Image {
-	if dc.platformed == nil {
-		dc.platformed = map[string]image.Image{}
-	}
-	return readOn(ctx, dc.reg, dc.m, img, platform, dc.platformed)
-}
-
-// readOn is onPlatform for callers without a decider; memo keeps what was
-// read, by digest and platform.
-func readOn(ctx context.Context, reg Registry, m *catalogue.Module, img image.Image, platform string, memo map[string]image.Image) image.Image {
-	if platform == "" || len(img.Platforms) == 0 || img.Platform == platform || img.Platforms[platform] == "" || reg == nil || img.Digest == "" {
-		return img
-	}
-	if img.ImageID != "" && img.Platform != "" {
-		// What a host runs and says the platform of is that platform's
-		// build (a containerd-store host names it by the index digest):
-		// never another platform's.
-		return img
-	}
-	key := img.Digest + " " + platform
-	if got, ok := memo[key]; ok {
-		return got
-	}
-	got, err := reg.Image(ctx, m.Image, img.Digest, platform)
-	if err != nil {
-		got = image.Image{Repository: img.Repository, Digest: img.Digest, Platforms: img.Platforms, Platform: platform}
-	}
-	got.Tag, got.ImageID = img.Tag, img.ImageID
-	memo[key] = got
-	return got
-}
-
 // lockFloor locks a floor that is newer than primary: the image a
 // container runs, or the previous entry, kept.
 func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
@@ -427,9 +356,15 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 		_, prim := labels(dc.opts, f.Image, *primary)
 		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, prim, res.Detail, what)
 	}
-	if f.Kind == FloorLocked {
+	if f.entry() {
+		// (The same words for an entry taken over: the next run keeps it
+		// as the module's own, and its reason does not change.)
 		reason := fmt.Sprintf("the previous lock names %s%s; the lock never goes back", dc.floorLabel(f, primary), than)
-		return choice{keep: true, reason: reason, rule: res.Rule}, nil, nil
+		c := choice{keep: true, reason: reason, rule: res.Rule}
+		if f.Kind == FloorInherited {
+			c.from = f.Entry
+		}
+		return c, nil, nil
 	}
 	o := f.Observation
 	if o.Image.Digest == "" {
@@ -468,7 +403,7 @@ func platformOf(o observe.Observation) string { return o.Image.Platform }
 func (dc *decider) containers() int {
 	n := 0
 	for _, f := range dc.floors {
-		if f.Kind != FloorLocked {
+		if f.container() {
 			n++
 		}
 	}
@@ -490,7 +425,7 @@ func (dc *decider) describeWin(ctx context.Context, what string, img image.Image
 	var parts []string
 	var rule order.Rule
 	for _, f := range dc.floors {
-		if f.Kind == FloorLocked {
+		if !f.container() {
 			continue
 		}
 		res := dc.compare(ctx, img, f.Image)
@@ -511,15 +446,6 @@ func (dc *decider) describeWin(ctx context.Context, what string, img image.Image
 		s += dc.allowedText()
 	}
 	return s, rule
-}
-
-// allowedText states the downgrade the catalogue accepted.
-func (dc *decider) allowedText() string {
-	s := "; downgrade allowed: " + dc.m.AllowDowngrade
-	if dc.m.Restore != "" {
-		s += "; restore from: " + dc.m.Restore
-	}
-	return s
 }
 
 // short renders an image for sentences: "1.27.3 (sha256:abcdef012345)".

@@ -51,6 +51,12 @@ type Refusal struct {
 // with what was known of each, the rule and what to write to decide.
 func (r *Refusal) Error() string {
 	var b strings.Builder
+	switch {
+	case r.Floor.Kind == "" && r.fix != "":
+		// Nothing to hold it against: an image of unknown version, say.
+		fmt.Fprintf(&b, "module %q: refusing: %s", r.Module, r.fix)
+		return b.String()
+	}
 	switch r.Kind {
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
@@ -60,11 +66,24 @@ func (r *Refusal) Error() string {
 	default:
 		fmt.Fprintf(&b, "module %q: refusing: %s cannot be ordered against what %s", r.Module, r.What, r.Floor.runs())
 	}
-	fmt.Fprintf(&b, "\n  %s: %s\n    %s", r.What, r.Chosen.Ref(), r.opts.Known(r.Chosen))
-	fmt.Fprintf(&b, "\n  %s: %s\n    %s", r.Floor.runs(), r.Floor.Image.Ref(), r.opts.Known(r.Floor.Image))
+	fmt.Fprintf(&b, "\n  %s: %s%s\n    %s", r.What, r.Chosen.Ref(), indexNote(r.Chosen), r.opts.Known(r.Chosen))
+	fmt.Fprintf(&b, "\n  %s: %s%s\n    %s", r.Floor.runs(), r.Floor.Image.Ref(), indexNote(r.Floor.Image), r.opts.Known(r.Floor.Image))
 	fmt.Fprintf(&b, "\n  ordered by rule %q: %s", r.Order.Rule, r.Order.Detail)
 	if r.fix != "" {
 		fmt.Fprintf(&b, "\n  to decide, %s", r.fix)
 	}
 	return b.String()
+}
+
+// indexNote says, of an index read for one platform, which entry that is:
+// what a pull there gets, and what was ordered.
+func indexNote(img image.Image) string {
+	if len(img.Platforms) == 0 || img.Platform == "" {
+		return ""
+	}
+	d, ok := img.ManifestFor(img.Platform)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (an index: a pull on %s gets its entry %s, which is what was ordered)", img.Platform, image.Short(d))
 }

@@ -18,7 +18,8 @@ import (
 // each Decision carries its own refusal or error.
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
-	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in)}
+	in.heirs = newHeirs(in.Old, in.Catalogue)
+	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
 		d := decide(ctx, in, mods[todo[i]], nil)
@@ -33,20 +34,47 @@ func Resolve(ctx context.Context, in Input) *Plan {
 		}
 		p.Decisions[todo[i]] = d
 	}, in.Progress)
-	// Modules locked before but gone from the catalogue are removed, unless
-	// only some modules were named.
-	if in.Old != nil {
-		for _, om := range in.Old.Modules {
-			switch {
-			case in.Catalogue.Module(om.Name) != nil:
-			case in.Only != nil:
-				p.Kept = append(p.Kept, om)
-			default:
-				p.Removed = append(p.Removed, om)
-			}
+	retire(in, p)
+	return p
+}
+
+// retire says what becomes of the previous entries of modules no longer in
+// the catalogue: taken over by a module decided by this run, they leave
+// the lock; else they stay, as retired entries (or, when Input.Only named
+// other modules, as the module entries they were).
+func retire(in Input, p *Plan) {
+	if in.Old == nil {
+		return
+	}
+	taken := map[*lock.Module][]string{}
+	for _, d := range p.Decisions {
+		if d.New == nil || d.Unselected || d.Refusal != nil || d.Err != nil {
+			continue
+		}
+		for _, e := range d.TakenOver {
+			taken[e] = append(taken[e], d.Module.Name)
 		}
 	}
-	return p
+	for _, om := range in.Old.Modules {
+		switch {
+		case in.Catalogue.Module(om.Name) != nil:
+		case len(taken[om]) > 0:
+			p.TakenOver = append(p.TakenOver, TakenOver{Entry: om, By: taken[om]})
+		case in.Only != nil:
+			p.Kept = append(p.Kept, om)
+		default:
+			p.Retired = append(p.Retired, Retired{Entry: om, Now: true})
+		}
+	}
+	for _, r := range in.Old.Retired {
+		if by := taken[r]; len(by) > 0 {
+			p.TakenOver = append(p.TakenOver, TakenOver{Entry: r, Retired: true, By: by})
+			continue
+		}
+		p.Retired = append(p.Retired, Retired{Entry: r})
+	}
+	slices.SortFunc(p.Retired, func(a, b Retired) int { return strings.Compare(a.Entry.Name, b.Entry.Name) })
+	slices.SortFunc(p.TakenOver, func(a, b TakenOver) int { return strings.Compare(a.Entry.Name, b.Entry.Name) })
 }
 
 // decider carries one module's inputs through its decision. It holds no
@@ -69,6 +97,10 @@ type decider struct {
 	// claims accounts for tags that alone say a version (claims.go);
 	// made by tags().
 	claims *claims
+	// heirs are the previous entries of other modules whose floors m
+	// takes over (takeover.go); heirIdx the index they were found in.
+	heirs   []*lock.Module
+	heirIdx *heirs
 }
 
 // choice is what a policy picked: an image and why, or the previous entry
@@ -78,8 +110,11 @@ type choice struct {
 	source string
 	reason string
 	rule   order.Rule
-	// keep: the previous lock entry stays (with this run's observations).
+	// keep: the previous lock entry stays (with this run's observations);
+	// from, when set, is the entry of another module taken over that is
+	// kept, under this module's name, instead of its own.
 	keep bool
+	from *lock.Module
 }
 
 // decide decides module m. tags, when not nil, is the account of tag
@@ -94,6 +129,13 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		return d // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
+		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
+			// Its runs_on names the host read, which runs nothing of it
+			// now; but a host of it the lock never read may run anything:
+			// "up to date" would be a claim nobody checked.
+			d.Refusal = unreadHostsRefusal(in, m, unread)
+			return d
+		}
 		// Not on this host: keep what was locked, or, with nothing locked
 		// yet, leave the module to "pin resolve". What is kept is checked
 		// against its content all the same: a hand-edited entry is not
@@ -120,9 +162,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		// others; a host of the module it never recorded has floors
 		// nobody knows.
 		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
-			d.Refusal = &Refusal{Module: m.Name, Kind: KindUnreadHosts,
-				fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on since, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
-					in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
+			d.Refusal = unreadHostsRefusal(in, m, unread)
 			return d
 		}
 	}
@@ -131,6 +171,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		return d
 	}
 	dc.obs = d.Observations
+	dc.heirIdx = in.heirIndex()
+	dc.heirs = dc.heirIdx.takenOver(m, d.Observations)
+	d.TakenOver = dc.heirs
 	d.Skew = skew(d.Observations, dc.opts)
 	if err := dc.setupVerify(d); err != nil {
 		d.Err = err
@@ -176,6 +219,14 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		}
 	}
 	return d
+}
+
+// unreadHostsRefusal refuses, for "lock --from-host in.Host", module m
+// one of whose hosts (unread) the lock has no record of.
+func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal {
+	return &Refusal{Module: m.Name, Kind: KindUnreadHosts,
+		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
+			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
 }
 
 type unknownPolicyError struct{ module, policy string }
@@ -226,12 +277,19 @@ func (dc *decider) settle(ctx context.Context) error {
 		oldImg, read = &img, state
 	}
 	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
-	dc.tags().holdUp(dc.floors)
 	for i := range dc.floors {
 		if dc.floors[i].Kind == FloorLocked {
 			dc.floors[i].content = read
 		}
 	}
+	if len(dc.heirs) > 0 {
+		inherited, err := inheritedFloors(ctx, dc.reg, dc.m, dc.heirs, dc.heirIdx, dc.opts, dc.platform())
+		if err != nil {
+			return err
+		}
+		dc.floors = append(dc.floors, inherited...)
+	}
+	dc.tags().holdUp(dc.floors)
 	return dc.describeRecorded(ctx)
 }
 

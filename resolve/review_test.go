@@ -108,8 +108,13 @@ func (r *indexRegistry) add(tag string, words map[string]string) string {
 	}
 	sum := sha256.Sum256([]byte("index:" + strings.Join(key, ",")))
 	d := "sha256:" + hex.EncodeToString(sum[:])
+	var entries []image.PlatformManifest // in platform order, as listed
+	for _, p := range slices.Sorted(maps.Keys(plat)) {
+		entries = append(entries, image.PlatformManifest{Platform: p, Digest: plat[p]})
+	}
 	for p, img := range imgs {
 		img.Platforms = plat
+		img.Manifests = entries
 		img.Platform = p
 		img.Digest = d
 		imgs[p] = img

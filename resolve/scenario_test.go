@@ -85,6 +85,11 @@ exact            1.30.0        1.27.3             1.30.0/2026-09-01        -    
 at-least-running 1.30.0        1.27.3             1.30.0/2026-09-01        -                 → refuse:unknown-order
 at-least-running 1.22.0        1.27.3             1.22.0/2026-09-01        -                 → running:0
 exact            1.30.0        1.27.3             1.30.0                   -                 → pin
+track-upstream   -             -                  1.0.0,2.0.0+1.0.0        -                 → upstream:1.0.0
+track-upstream   -             -                  2.0.0+1.0.0              -                 → refuse:unknown-order
+track-upstream   -             0.9.0              0.9.0,1.0.0,2.0.0+1.0.0  -                 → upstream:1.0.0
+track-upstream   -             -                  2.0+1.0.0                tag=2.0           → refuse:unknown-order
+track-upstream   -             -                  1.0.0,2.0.0+2.0.0        -                 → upstream:2.0.0
 `
 
 var scenarioLine = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+→\s+(\S+)$`)

@@ -57,8 +57,8 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 	if d := p.Decisions[1]; !d.Unselected || d.New != kept || d.Change() != ChangeNone {
 		t.Errorf("other: unselected %v, new %+v, change %s", d.Unselected, d.New, d.Change())
 	}
-	if len(p.Removed) != 0 || len(p.Kept) != 1 || p.Kept[0] != gone {
-		t.Errorf("removed %v, kept %v: a module gone from the catalogue stays when others are named", p.Removed, p.Kept)
+	if len(p.Retired) != 0 || len(p.Kept) != 1 || p.Kept[0] != gone {
+		t.Errorf("retired %v, kept %v: a module gone from the catalogue stays when others are named", p.Retired, p.Kept)
 	}
 	if l := p.Lock(); l.Module("other") != kept || l.Module("gone") != gone || l.Module("svc") == nil {
 		t.Errorf("lock: %+v", l.Modules)
@@ -67,11 +67,15 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 		t.Errorf("progress %d/%d, want 1/1", done, total)
 	}
 
-	// Without Only: every module is decided, and the gone one removed.
+	// Without Only: every module is decided, and the gone one retired: its
+	// entry stays in the lock, a floor for whoever takes it over.
 	in.Only = nil
 	p = Resolve(context.Background(), in)
-	if counter.calls.Load() == 0 || len(p.Removed) != 1 || len(p.Kept) != 0 {
-		t.Errorf("full run: %d calls, removed %d, kept %d", counter.calls.Load(), len(p.Removed), len(p.Kept))
+	if counter.calls.Load() == 0 || len(p.Retired) != 1 || !p.Retired[0].Now || p.Retired[0].Entry != gone || len(p.Kept) != 0 {
+		t.Errorf("full run: %d calls, retired %v, kept %d", counter.calls.Load(), p.Retired, len(p.Kept))
+	}
+	if l := p.Lock(); l.Module("gone") != nil || l.RetiredEntry("gone") != gone {
+		t.Errorf("lock: modules %v, retired %v", l.Modules, l.Retired)
 	}
 }
 

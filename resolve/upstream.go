@@ -10,7 +10,9 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/internal/version"
 	"github.com/pin-tool/pin/lock"
 )
@@ -81,6 +83,12 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		if err := dc.mustVerify(ctx, img, "the floating tag "+dc.m.Tag); err != nil {
 			return choice{}, nil, err
 		}
+		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
+			// The module follows this tag: it cannot be skipped.
+			return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: img, What: "the floating tag " + dc.m.Tag, opts: dc.opts,
+				fix: fmt.Sprintf("the floating tag %s names %s, whose %s: its version is unknown, and pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), follow another tag, or write policy = \"at-least-running\" and pin = %q to lock that image by its digest (its label then says its version)",
+					dc.m.Tag, image.Short(img.Digest), c, dc.m.Name, dc.m.DeclRange, img.Digest)}
+		}
 		d.candidate = &img
 		if err := dc.settle(ctx); err != nil {
 			return choice{}, nil, err
@@ -93,8 +101,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 	}
 	d.tags, d.listed = tags, true
 	f := moduleFilters(dc.m)
-	best, n := rank(tags, f, dc.obs)
-	best, n, verified, err := dc.newestVerified(ctx, tags, f, best, n)
+	best, img, err := dc.newestAgreeing(ctx, d, tags, f)
 	if err != nil {
 		return choice{}, nil, err
 	}
@@ -102,7 +109,10 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		if r := dc.noneVerified(); r != nil {
 			return choice{}, nil, r
 		}
-		if !slices.ContainsFunc(dc.obs, IsFloor) && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
+		if r := dc.noneAgree(d); r != nil {
+			return choice{}, nil, r
+		}
+		if !slices.ContainsFunc(dc.obs, IsFloor) && len(d.Skipped) == 0 && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
 			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
 		}
 		if err := dc.settle(ctx); err != nil {
@@ -110,16 +120,66 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		}
 		return dc.pick(ctx, nil, "", lock.SourceUpstream)
 	}
-	img, err := dc.fetchOr(ctx, best, verified)
-	if err != nil {
-		return choice{}, nil, fmt.Errorf("describing the newest tag %q: %w", best, err)
-	}
-	img.Tag = best
 	d.candidate = &img
 	if err := dc.settle(ctx); err != nil {
 		return choice{}, nil, err
 	}
 	return dc.pick(ctx, &img, "the newest upstream tag"+matching(f), lock.SourceUpstream)
+}
+
+// maxSkipped bounds how many upstream tags whose signals conflict, newest
+// first, a track-upstream module skips before it settles for its floors:
+// each costs a manifest and a config.
+const maxSkipped = 10
+
+// Skipped is an upstream candidate pin did not lock, and why.
+type Skipped struct {
+	Image image.Image
+	// Why says it in words: "conflicting versions: the tag says 2.0.0,
+	// the label says 1.0.0".
+	Why string
+}
+
+// newestAgreeing is the newest upstream tag passing the filters (and the
+// module's verify policy) whose image's tag and version label agree, and
+// that image. A newer one whose signals conflict (tag 2.0.0, label 1.0.0)
+// has a version nobody knows: it is never picked, even with nothing to
+// hold it against, but skipped, and recorded on d (the plan and outdated
+// show it). "" when none is left, or after maxSkipped.
+func (dc *decider) newestAgreeing(ctx context.Context, d *Decision, tags []string, f Filters) (string, image.Image, error) {
+	left := tags
+	for range maxSkipped + 1 {
+		best, n := rank(left, f, dc.obs)
+		best, _, verified, err := dc.newestVerified(ctx, left, f, best, n)
+		if err != nil || best == "" {
+			return "", image.Image{}, err
+		}
+		img, err := dc.fetchOr(ctx, best, verified)
+		if err != nil {
+			return "", image.Image{}, fmt.Errorf("describing the newest tag %q: %w", best, err)
+		}
+		img.Tag = best
+		c := dc.opts.VersionOf(img)
+		if c.Kind != order.Conflicting {
+			return best, img, nil
+		}
+		d.Skipped = append(d.Skipped, Skipped{Image: img, Why: c.String()})
+		left = slices.DeleteFunc(slices.Clone(left), func(t string) bool { return t == best })
+	}
+	return "", image.Image{}, nil
+}
+
+// noneAgree refuses a track-upstream module whose newest tags all have
+// conflicting signals when nothing runs and nothing was locked: there is
+// no floor to settle for. Nil otherwise.
+func (dc *decider) noneAgree(d *Decision) *Refusal {
+	if len(d.Skipped) == 0 || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
+		return nil
+	}
+	s := d.Skipped[0]
+	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: s.Image, What: "the newest upstream tag", opts: dc.opts,
+		fix: fmt.Sprintf("every upstream tag of %s pin tried (%d, newest first) names an image whose own label contradicts it (%s: %s), nothing runs and nothing was locked: pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), write tags = \"<a regular expression>\" or constraint = \"<range>\" to leave those tags out, or policy = \"at-least-running\" and pin = \"sha256:<digest>\" of the image to lock (its label then says its version)",
+			dc.m.Image, len(d.Skipped), short(s.Image), s.Why, dc.m.Name, dc.m.DeclRange)}
 }
 
 // rank picks the newest tag that passes the filters and keeps the

@@ -192,7 +192,7 @@ func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 	}
 	// What runs is verified too, to be reported when it fails.
 	for _, fl := range dc.floors {
-		if fl.Kind == FloorLocked || fl.Image.Digest == "" || fl.Image.Digest == e.Digest {
+		if fl.entry() || fl.Image.Digest == "" || fl.Image.Digest == e.Digest {
 			continue
 		}
 		if _, err := dc.floorVerified(ctx, fl.Image); err != nil {

@@ -312,7 +312,7 @@ func TestFromHostRefusesAJoinedHost(t *testing.T) {
 	})
 	before := readLock(t, dir)
 	r := pin(t, dir, "lock", "--from-host", "mesh-1")
-	if r.code != 1 || !strings.Contains(r.stderr, "mesh-2") || !strings.Contains(r.stderr, "host added to runs_on since") {
+	if r.code != 1 || !strings.Contains(r.stderr, "mesh-2") || !strings.Contains(r.stderr, "host added to runs_on or to the catalogue since") {
 		t.Errorf("lock --from-host mesh-1 with mesh-2 never read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if readLock(t, dir) != before {

@@ -98,7 +98,7 @@ func TestProposeJSONSchema(t *testing.T) {
 	for _, m := range out.Proposals[0].Modules {
 		verdicts[m.Name] = m.Verdict
 	}
-	if verdicts["gone"] != "remove" || verdicts["packages"] != "held" {
+	if verdicts["gone"] != "retire" || verdicts["packages"] != "held" {
 		t.Errorf("verdicts %v", verdicts)
 	}
 	run("up to date", "--export-compose", "compose.yaml")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,6 +44,28 @@ type moduleOutput struct {
 	Skew         bool                `json:"skew"`
 	Refusal      *refusalOutput      `json:"refusal"`
 	Error        string              `json:"error,omitempty"`
+	// TakenOver are the previous entries of other modules (or retired
+	// ones) whose floors the module takes over; TakenOverBy, of a retired
+	// entry or one whose module left the catalogue, the modules that took
+	// it over.
+	TakenOver   []takenOverOutput `json:"taken_over,omitempty"`
+	TakenOverBy []string          `json:"taken_over_by,omitempty"`
+	// Skipped are the upstream tags track-upstream did not lock, and why.
+	Skipped []skippedOutput `json:"skipped,omitempty"`
+	// Why says, of a retired entry, what it is for.
+	Why string `json:"why,omitempty"`
+}
+
+type skippedOutput struct {
+	Tag    string `json:"tag"`
+	Digest string `json:"digest"`
+	Reason string `json:"reason"`
+}
+
+type takenOverOutput struct {
+	Name    string       `json:"name"`
+	Retired bool         `json:"retired"`
+	Entry   *imageOutput `json:"entry"`
 }
 
 type imageOutput struct {
@@ -98,7 +121,7 @@ func lockImage(m *lock.Module) *imageOutput {
 		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature, Hosts: m.Hosts}
 }
 
-func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written bool) planOutput {
+func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written, only bool) planOutput {
 	out := planOutput{Schema: JSONSchema, Command: command, Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
 		if d.Unselected {
@@ -117,10 +140,56 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		if d.Err != nil {
 			m.Error = d.Err.Error()
 		}
+		for _, e := range d.TakenOver {
+			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})
+		}
+		for _, sk := range d.Skipped {
+			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why})
+		}
 		out.Modules = append(out.Modules, m)
 	}
-	for _, r := range p.Removed {
-		out.Modules = append(out.Modules, moduleOutput{Name: r.Name, Policy: r.Policy, Change: string(resolve.ChangeRemove), Old: lockImage(r), Observations: []observationOutput{}})
+	// What becomes of the entries of modules no longer in the catalogue:
+	// taken over, or kept as retired entries (shown unless MODULE
+	// arguments named others).
+	for _, t := range p.TakenOver {
+		out.Modules = append(out.Modules, moduleOutput{Name: t.Entry.Name, Policy: t.Entry.Policy, Change: string(resolve.ChangeTakenOver), Old: lockImage(t.Entry),
+			Observations: []observationOutput{}, TakenOverBy: t.By,
+			Why: fmt.Sprintf("module %s takes over its floor: the entry leaves the lock", joinAnd(quoteAll(t.By)))})
+	}
+	for _, r := range p.Retired {
+		if only && !r.Now {
+			continue
+		}
+		ch := resolve.ChangeRetired
+		if r.Now {
+			ch = resolve.ChangeRetire
+		}
+		out.Modules = append(out.Modules, moduleOutput{Name: r.Entry.Name, Policy: r.Entry.Policy, Change: string(ch), Old: lockImage(r.Entry), New: lockImage(r.Entry),
+			Observations: []observationOutput{}, Why: retiredWhy(r.Entry)})
+	}
+	return out
+}
+
+// retiredWhy says what a retired entry is for.
+func retiredWhy(e *lock.Module) string {
+	var held []string
+	for _, o := range e.Observed {
+		held = append(held, o.Host+"/"+o.Container)
+	}
+	what := "its repository on " + strings.Join(e.Hosts, ", ")
+	switch {
+	case len(held) > 0:
+		what = "what it ran (" + strings.Join(slices.Compact(held), ", ") + ")"
+	case len(e.Hosts) == 0:
+		what = "its name"
+	}
+	return fmt.Sprintf("module %q is no longer in the catalogue: its entry stays in the lock (retired %q), a floor for the module that takes over %s, until one does; a rename or removal frees no floor. To forget it on purpose, the module taking it over writes allow_downgrade = \"<why>\"", e.Name, e.Name, what)
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
 	}
 	return out
 }
@@ -208,11 +277,23 @@ func writePlanTable(w io.Writer, out planOutput) {
 		for _, miss := range m.Missing {
 			fmt.Fprintf(w, "  running  %s: not found\n", miss)
 		}
+		for _, t := range m.TakenOver {
+			what := fmt.Sprintf("module %q", t.Name)
+			if t.Retired {
+				what += " (retired)"
+			}
+			fmt.Fprintf(w, "  inherits %s %s: its floor is this module's\n", what, describeLocked(t.Entry))
+		}
+		for _, sk := range m.Skipped {
+			fmt.Fprintf(w, "  skipped  %s: %s, so its version is unknown\n", refText(sk.Tag, sk.Digest), sk.Reason)
+		}
 		switch {
 		case m.Error != "":
 			fmt.Fprintf(w, "  error    %s\n", m.Error)
 		case m.Refusal != nil:
 			fmt.Fprintf(w, "  refused  %s (the reason follows the plan)\n", refusalWords(m.Refusal.Kind))
+		case m.Why != "":
+			fmt.Fprintf(w, "  why      %s\n", m.Why)
 		case m.New != nil:
 			fmt.Fprintf(w, "  new      %s\n", describeLocked(m.New))
 			won := m.New.Source
@@ -228,7 +309,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 		fmt.Fprintln(w)
 	}
 	var parts []string
-	for _, c := range []string{"add", "update", "unchanged", "remove", "skipped", "refused", "error"} {
+	for _, c := range []string{"add", "update", "unchanged", "remove", "retire", "retired", "taken-over", "skipped", "refused", "error"} {
 		if counts[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 		}

@@ -137,7 +137,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		}
 		written = true
 	}
-	out := planReport(plan, o.globalOptions, command, changed, written)
+	out := planReport(plan, o.globalOptions, command, changed, written, o.only() != nil)
 	if err := render(s, o.Format, out); err != nil {
 		return err
 	}

@@ -99,10 +99,25 @@ func TestJSONSchemas(t *testing.T) {
 	for _, m := range p.Modules {
 		changes[m.Name] = m.Change
 	}
-	if changes["forge"] != "refused" || changes["gone"] != "remove" {
-		t.Fatalf("changes %v, want forge refused and gone removed", changes)
+	if changes["forge"] != "refused" || changes["gone"] != "retire" {
+		t.Fatalf("changes %v, want forge refused and gone retired", changes)
 	}
 	validate(t, plan, "resolve, refused", r.stdout)
+	// The same without the refusal: forge takes over gone, which recorded
+	// forge's container.
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, `policy  = "exact"`, `policy  = "at-least-running"`, 1)
+	})
+	r = pin(t, dir, "resolve", "--format", "json", "--check")
+	if !strings.Contains(r.stdout, `"taken_over"`) || !strings.Contains(r.stdout, `"change": "taken-over"`) {
+		t.Fatalf("forge does not take gone over: exit %d\n%s", r.code, r.stdout)
+	}
+	validate(t, plan, "resolve, taken over", r.stdout)
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, `policy  = "at-least-running"
+  pin     = "1.22.6@`, `policy  = "exact"
+  pin     = "1.22.6@`, 1)
+	})
 	validate(t, outdated, "outdated, regression", pin(t, dir, "outdated", "--format", "json").stdout)
 
 	// A lock entry that disagrees with its content: an error.

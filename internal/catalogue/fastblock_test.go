@@ -106,7 +106,11 @@ func fleetCatalogue(n int) []byte {
 		fmt.Fprintf(&b, "host \"h-%d\" {\n  snapshot = \"h-%d.json\"\n}\n", i, i)
 	}
 	for i := range n {
-		fmt.Fprintf(&b, "\nmodule \"m-%04d\" {\n  image  = \"127.0.0.1:5000/p/m-%04d\"\n  policy = \"track-upstream\"\n  pin    = \"1.2.%d@sha256:%064d\"\n", i, i, i, i)
+		pin := fmt.Sprintf("1.2.%d", i)
+		if i%5 == 0 {
+			pin = fmt.Sprintf("2026.01.%02d", 1+i%28) // a calendar version
+		}
+		fmt.Fprintf(&b, "\nmodule \"m-%04d\" {\n  image  = \"127.0.0.1:5000/p/m-%04d\"\n  policy = \"track-upstream\"\n  pin    = \"%s@sha256:%064d\"\n", i, i, pin, i)
 		if i%5 == 0 {
 			b.WriteString("  versioning = \"calver\"\n  prerelease = false\n")
 		}

@@ -170,3 +170,13 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestTrackUpstreamPinSaysWhatToWrite: a non-version pin under
+// track-upstream is an error at the pin, whose detail says what to write.
+func TestTrackUpstreamPinSaysWhatToWrite(t *testing.T) {
+	_, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte("module \"nginx\" {\n  image  = \"nginx\"\n  policy = \"track-upstream\"\n  pin    = \"latest\"\n}\n")})
+	if len(diags) != 1 || diags[0].Subject.Start.Line != 4 || diags[0].Subject.Start.Column != 12 ||
+		!strings.Contains(diags[0].Detail, `To follow the floating tag "latest", write tag = "latest" instead of pin`) || !strings.Contains(diags[0].Detail, `policy = "at-least-running"`) {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}

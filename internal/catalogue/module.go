@@ -133,13 +133,30 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 			m.Versioning = s
 		}
 	}
-	if attr := a["allow_downgrade"]; attr != nil && strings.TrimSpace(m.AllowDowngrade) == "" {
-		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words, and the reason goes into the lock. Write it, or remove allow_downgrade."))
+	if attr := a["pin"]; attr != nil && m.Policy == TrackUpstream && m.Pin.Text != "" && (m.Pin.Tag != "" || m.Pin.Digest != "") && (a["versioning"] == nil || m.Versioning.Kind != "") {
+		// Under track-upstream the pin's tag chooses which tags to follow
+		// (its variant); it locks nothing. A pin that chooses nothing
+		// would be ignored without a word.
+		if _, ok := m.Versioning.Parse(m.Pin.Tag); !ok {
+			detail := fmt.Sprintf("Module %q follows upstream tags (policy \"track-upstream\"): its pin's tag chooses which of them to follow (its variant: pin = \"1.22.6-rootless\" follows the -rootless releases) and locks nothing, so ", m.Name)
+			summary := "Pin is not a version"
+			switch {
+			case m.Pin.Tag == "":
+				summary = "Pin without a tag"
+				detail += fmt.Sprintf("a digest alone chooses nothing. Write pin = \"<a %s version tag>\", or remove pin; to lock this image, write policy = \"at-least-running\".", m.Versioning)
+			default:
+				detail += fmt.Sprintf("%q, no %s version, would choose nothing. To follow the floating tag %q, write tag = %q instead of pin; to lock what it names now, write policy = \"at-least-running\"; if the module's tags are versions of another kind, set versioning (\"calver\", \"numeric\" or \"regex:…\").", m.Pin.Tag, m.Versioning, m.Pin.Tag, m.Pin.Tag)
+			}
+			diags = append(diags, errorf(attr.Expr.Range(), summary, "%s", detail))
+		}
 	}
-	if attr := a["restore"]; attr != nil && strings.TrimSpace(m.Restore) == "" {
-		diags = append(diags, errorf(attr.Expr.Range(), "Empty restore", "restore names the backup a downgrade restores from. Write it, such as \"snapshot forge-db 2026-09-16\", or remove restore."))
+	if attr := a["allow_downgrade"]; attr != nil && !HasWords(m.AllowDowngrade) {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty downgrade reason", "allow_downgrade takes the reason the downgrade is wanted, in words (letters or digits), and the reason goes into the lock; this one has none: it is blank, or only spaces or characters nobody sees (a zero-width space, a word joiner). Write the reason, or remove allow_downgrade."))
 	}
-	if m.OneWay && m.AllowDowngrade != "" && strings.TrimSpace(m.Restore) == "" {
+	if attr := a["restore"]; attr != nil && !HasWords(m.Restore) {
+		diags = append(diags, errorf(attr.Expr.Range(), "Empty restore", "restore names the backup a downgrade restores from, in words (letters or digits); this one has none: it is blank, or only spaces or characters nobody sees. Write it, such as \"snapshot forge-db 2026-09-16\", or remove restore."))
+	}
+	if m.OneWay && m.AllowDowngrade != "" && !HasWords(m.Restore) {
 		diags = append(diags, errorf(a["allow_downgrade"].Range, "Downgrade of a one-way service without a restore", "Module %q is one_way: its upgrades migrate data, so going back is a restore, not an undo. Add restore = \"<the backup the downgrade restores from>\".", m.Name))
 	}
 	if m.Tag != "" && m.ConstraintText != "" {

@@ -56,8 +56,14 @@ type Image struct {
 	// Platform is the platform of the chosen manifest, "os/arch[/variant]".
 	Platform string
 	// Platforms maps each platform of an index to its manifest digest; nil
-	// for a single-platform manifest.
+	// for a single-platform manifest. Of entries that name one platform
+	// alike (Windows builds of several os.versions), the first.
 	Platforms map[string]string
+	// Manifests are the index's image entries in the order it lists them,
+	// when its content was read (a lock entry's lines keep only
+	// Platforms): a pull takes the first that matches its platform (see
+	// ManifestFor).
+	Manifests []PlatformManifest
 	// ImageID is a host's image ID: the config digest with Docker's classic
 	// image store, the manifest or index digest with the containerd image
 	// store. It is never used as a registry digest.
@@ -121,9 +127,11 @@ func Short(digest string) string {
 	return alg + ":" + hex[:12]
 }
 
-// Identities lists every digest that names this image's content: the registry
-// digest, the config digest, the host image ID and, for an index, the
-// manifest digest of each platform. Empty strings are left out.
+// Identities lists every digest that names some of this image's content:
+// the registry digest, the config digest, the host image ID and, for an
+// index, the manifest digest of each platform. Empty strings are left out.
+// Which of an index's entries a pull gets depends on its platform (see
+// ManifestFor): "the same content" is never "any entry".
 func (i Image) Identities() []string {
 	ids := make([]string, 0, 3+len(i.Platforms))
 	for _, d := range []string{i.Digest, i.ConfigDigest, i.ImageID} {

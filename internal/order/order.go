@@ -2,7 +2,6 @@ package order
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/pin-tool/pin/internal/image"
@@ -56,6 +55,10 @@ type Options struct {
 	AnyVariant bool
 	// Now bounds plausible build dates; dates after it are unknown.
 	Now time.Time
+	// Platform is the platform a pull takes an index for when the other
+	// image does not say its own (the module's platform); "" is
+	// linux/amd64.
+	Platform string
 }
 
 // earliestPlausible is the first build date taken as real. Reproducible
@@ -80,7 +83,7 @@ var earliestPlausible = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
 // Compare is antisymmetric: Compare(b, a) mirrors Compare(a, b) (Older and
 // Newer swap) by the same rule. An Unknown result has Rule RuleNone.
 func Compare(a, b image.Image, o Options) Result {
-	if sameContent(a, b) {
+	if sameContent(a, b, o) {
 		return Result{Cmp: Equal, Rule: RuleContent, Detail: "same content"}
 	}
 	va, vb := o.VersionOf(a), o.VersionOf(b)
@@ -171,31 +174,72 @@ func conflict(a image.Image, va Claim, b image.Image, vb Claim) string {
 	return vb.String()
 }
 
-func sameContent(a, b image.Image) bool {
+// sameContent reports whether a and b are the same image for the pull
+// that would replace one with the other: the same manifest or index
+// digest; the same config digest, of the same platform's build; a
+// manifest and the entry an index gives a pull on that manifest's
+// platform (the first matching entry, as engines pull: never "any
+// entry", which a mixed index would fake); or a host's image ID (a config
+// digest with Docker's classic store, a manifest or index digest with the
+// containerd store) that is one of these.
+func sameContent(a, b image.Image, o Options) bool {
 	switch {
-	case a.Digest != "" && a.Digest == b.Digest,
-		a.ConfigDigest != "" && a.ConfigDigest == b.ConfigDigest:
+	case a.Digest != "" && a.Digest == b.Digest:
+		return true
+	case a.ConfigDigest != "" && a.ConfigDigest == b.ConfigDigest && sameBuild(a, b):
 		return true
 	}
-	for _, d := range b.Platforms {
-		if d == a.Digest && d != "" {
-			return true
-		}
-	}
-	for _, d := range a.Platforms {
-		if d == b.Digest && d != "" {
-			return true
-		}
-	}
-	// A host image ID is a config digest (classic store) or a manifest or
-	// index digest (containerd store): match it against all of the other's.
-	if a.ImageID != "" && slices.Contains(b.Identities(), a.ImageID) {
+	if d, ok := o.entryFor(b, a); ok && d == a.Digest && d != "" {
 		return true
 	}
-	if b.ImageID != "" && slices.Contains(a.Identities(), b.ImageID) {
+	if d, ok := o.entryFor(a, b); ok && d == b.Digest && d != "" {
 		return true
 	}
-	return false
+	return hostID(a, b, o) || hostID(b, a, o)
+}
+
+// entryFor is the manifest digest a pull of index idx gets on the platform
+// of other (its own, else the module's); ok is false when idx is not an
+// index or has no entry for it.
+func (o Options) entryFor(idx, other image.Image) (string, bool) {
+	if len(idx.Platforms) == 0 && len(idx.Manifests) == 0 {
+		return "", false
+	}
+	return idx.ManifestFor(o.platformOf(other))
+}
+
+func (o Options) platformOf(i image.Image) string {
+	switch {
+	case i.Platform != "":
+		return i.Platform
+	case o.Platform != "":
+		return o.Platform
+	}
+	return "linux/amd64"
+}
+
+// sameBuild reports whether two images with one config digest are the
+// build a pull would get: an index's config is that of the platform it
+// was read for, which must be the other's.
+func sameBuild(a, b image.Image) bool {
+	index := func(i image.Image) bool { return len(i.Platforms) > 0 || len(i.Manifests) > 0 }
+	if (index(a) || index(b)) && a.Platform != "" && b.Platform != "" {
+		return image.MatchesPlatform(a.Platform, b.Platform) || image.MatchesPlatform(b.Platform, a.Platform)
+	}
+	return true
+}
+
+// hostID reports whether a's host image ID names b's content: b's digest,
+// config or image ID, or the entry b's index gives a's platform.
+func hostID(a, b image.Image, o Options) bool {
+	if a.ImageID == "" {
+		return false
+	}
+	if a.ImageID == b.Digest || a.ImageID == b.ImageID || (a.ImageID == b.ConfigDigest && sameBuild(a, b)) {
+		return true
+	}
+	d, ok := o.entryFor(b, a)
+	return ok && d == a.ImageID
 }
 
 // Created returns an image's plausible build date: the config's created,

@@ -97,7 +97,8 @@ func branchSafe(s string) string {
 
 // groupLock is the lock a proposal of members writes: the previous lock
 // with the members' entries as plan decided them, and every other entry as
-// it was; a member gone from the catalogue is removed. It is what "pin
+// it was; a member gone from the catalogue is retired (its entry stays, a
+// floor). It is what "pin
 // resolve MEMBERS…" writes (and, when the members are every module, what
 // "pin resolve" writes), from the same run.
 func groupLock(plan *resolve.Plan, members map[string]bool) *lock.Lock {
@@ -110,10 +111,26 @@ func groupLock(plan *resolve.Plan, members map[string]bool) *lock.Lock {
 			l.Modules = append(l.Modules, d.Old)
 		}
 	}
-	for _, m := range plan.Removed {
-		if !members[m.Name] {
-			l.Modules = append(l.Modules, m)
+	// An entry taken over leaves the lock only with every module that took
+	// it over: a module outside the group still needs it as its floor.
+	for _, t := range plan.TakenOver {
+		if !slices.ContainsFunc(t.By, func(n string) bool { return !members[n] }) {
+			continue
 		}
+		if t.Retired {
+			l.Retired = append(l.Retired, t.Entry)
+		} else {
+			l.Modules = append(l.Modules, t.Entry)
+		}
+	}
+	// A member gone from the catalogue is retired; another stays as the
+	// base has it.
+	for _, r := range plan.Retired {
+		if r.Now && !members[r.Entry.Name] {
+			l.Modules = append(l.Modules, r.Entry)
+			continue
+		}
+		l.Retired = append(l.Retired, r.Entry)
 	}
 	l.Modules = append(l.Modules, plan.Kept...)
 	return l

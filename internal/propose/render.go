@@ -47,7 +47,7 @@ func title(p *Proposal) string {
 		m := p.Modules[0]
 		switch {
 		case m.To == nil:
-			return fmt.Sprintf("pin: remove %s from the lock", m.Name)
+			return fmt.Sprintf("pin: retire %s, gone from the catalogue", m.Name)
 		case m.Verdict == "held":
 			return fmt.Sprintf("pin: lock %s at %s, what runs", m.Name, label(m.To))
 		}

@@ -80,8 +80,10 @@ func (r *run) propose(ctx context.Context) error {
 			add(d.Module.Name)
 		}
 	}
-	for _, m := range plan.Removed {
-		add(m.Name)
+	for _, r := range plan.Retired {
+		if r.Now {
+			add(r.Entry.Name)
+		}
 	}
 
 	var drafts []*draft
@@ -201,9 +203,9 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan,
 			p.Modules = append(p.Modules, moduleChange(d, nil, dr.cuts[d.Module.Name]))
 		}
 	}
-	for _, m := range plan.Removed {
-		if dr.members[m.Name] {
-			p.Modules = append(p.Modules, moduleChange(nil, m, nil))
+	for _, r := range plan.Retired {
+		if r.Now && dr.members[r.Entry.Name] {
+			p.Modules = append(p.Modules, moduleChange(nil, r.Entry, nil))
 		}
 	}
 	slices.SortFunc(p.Modules, func(a, b Module) int { return strings.Compare(a.Name, b.Name) })

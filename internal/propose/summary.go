@@ -171,12 +171,13 @@ func imageOf(m *lock.Module) *Image {
 	return &Image{Ref: m.Ref(), Tag: m.Tag, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created)}
 }
 
-// moduleChange describes decision d (nil for a removed entry old), with
+// moduleChange describes decision d (nil for the entry old of a module gone
+// from the catalogue, retired), with
 // the gate's cutovers of its containers.
 func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover) Module {
 	if d == nil {
-		return Module{Name: old.Name, Policy: old.Policy, Verdict: "remove", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{},
-			Why: "the module is no longer in the catalogue"}
+		return Module{Name: old.Name, Policy: old.Policy, Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{},
+			Why: "the module is no longer in the catalogue: its entry stays in the lock as retired, a floor for any module that takes over what it ran"}
 	}
 	n := d.New
 	m := Module{Name: n.Name, Policy: n.Policy, From: imageOf(d.Old), To: imageOf(n), Won: n.Source, Rule: n.Rule, Why: n.Reason,

@@ -53,14 +53,23 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 			if !validDigest(d.Digest) {
 				return image.Image{}, fmt.Errorf("index %s of %s: a manifest's digest %q is not a sha256 digest", digest, repo, d.Digest)
 			}
-			img.Platforms[platformString(d.Platform)] = d.Digest
+			p := platformString(d.Platform)
+			img.Manifests = append(img.Manifests, image.PlatformManifest{Platform: p, OSVersion: d.Platform.OSVersion, Digest: d.Digest})
+			if _, dup := img.Platforms[p]; !dup {
+				img.Platforms[p] = d.Digest // the first, as a pull takes it
+			}
 		}
-		pd, ok := pickPlatform(img.Platforms, platform)
+		if err := image.CheckIndex(img.Manifests); err != nil {
+			return image.Image{}, fmt.Errorf("index %s of %s: %w", digest, repo, err)
+		}
+		// What a pull for the platform takes: the first matching entry,
+		// in the index's order.
+		e, ok := image.FirstFor(img.Manifests, platform)
 		if !ok {
 			return image.Image{}, fmt.Errorf("index %s of %s has no manifest for %s (it has %s): %w", digest, repo, platform, strings.Join(sortedKeys(img.Platforms), ", "), image.ErrNotFound)
 		}
-		img.Platform = pd
-		raw, _, err = s.manifest(ctx, repo, img.Platforms[pd])
+		img.Platform = e.Platform
+		raw, _, err = s.manifest(ctx, repo, e.Digest)
 		if err != nil {
 			return image.Image{}, err
 		}
@@ -143,25 +152,6 @@ func platformString(p *v1.Platform) string {
 		s += "/" + p.Variant
 	}
 	return s
-}
-
-// pickPlatform finds the platform entry that satisfies want ("linux/arm64"
-// matches "linux/arm64/v8").
-func pickPlatform(platforms map[string]string, want string) (string, bool) {
-	if _, ok := platforms[want]; ok {
-		return want, true
-	}
-	spec, err := v1.ParsePlatform(want)
-	if err != nil {
-		return "", false
-	}
-	for _, p := range sortedKeys(platforms) {
-		have, err := v1.ParsePlatform(p)
-		if err == nil && have.Satisfies(*spec) {
-			return p, true
-		}
-	}
-	return "", false
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -86,6 +87,7 @@ func (c *recent[K, V]) store(k K, v V) (emptied bool) {
 func cloneImage(img image.Image) image.Image {
 	img.Labels = maps.Clone(img.Labels)
 	img.Platforms = maps.Clone(img.Platforms)
+	img.Manifests = slices.Clone(img.Manifests)
 	return img
 }
 

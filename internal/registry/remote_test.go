@@ -175,6 +175,10 @@ func TestRemoteIndex(t *testing.T) {
 				"linux/amd64":    digestOfImage(amdImg),
 				"linux/arm64/v8": digestOfImage(armImg),
 			},
+			Manifests: []image.PlatformManifest{
+				{Platform: "linux/amd64", Digest: digestOfImage(amdImg)},
+				{Platform: "linux/arm64/v8", Digest: digestOfImage(armImg)},
+			},
 			Created: created2,
 			Labels:  map[string]string{image.LabelVersion: "2.0"},
 		}

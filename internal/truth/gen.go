@@ -27,6 +27,11 @@ var Features = []string{
 	"index",       // multi-platform indexes and platform manifest digests
 	"unversioned", // modules without any version
 	"allow",       // allow_downgrade, one_way and restore
+	"rename",      // modules renamed, removed and added back
+	"mixed",       // indexes whose platform entries are other builds (pinned by digest)
+	"hosttags",    // unlabelled builds run under a newer tag given on the host ("docker tag")
+	"subset",      // "pin resolve MODULE" steps
+	"hostjoin",    // a host joins the catalogue; its containers are taken over by label
 }
 
 // Gen generates histories.
@@ -37,6 +42,11 @@ type Gen struct {
 	MaxSteps int
 	rng      *rand.Rand
 	seq      uint64
+	// arm: a host of the history is linux/arm64 (then no mixed index is
+	// drawn: see mixed).
+	arm bool
+	// steps counts the steps drawn so far (Next).
+	steps int
 }
 
 // NewGen returns the generator of history number history of a run seeded
@@ -65,8 +75,14 @@ func (g *Gen) Setup() *Setup {
 		}
 		if g.on("index") && g.pct(20) {
 			h.Platform = Platforms[1]
+			g.arm = true
 		}
 		s.Hosts = append(s.Hosts, h)
+	}
+	if g.on("hostjoin") {
+		// A host no runs_on names, out of the catalogue at first: modules
+		// run there by their pin.module label.
+		s.Hosts = append(s.Hosts, &Host{Name: "h4", Store: "classic", Platform: Platforms[0], Labelled: true, Out: true})
 	}
 	for i := range 1 + g.rng.IntN(3) {
 		s.Mods = append(s.Mods, g.module(fmt.Sprintf("m%d", i+1)))
@@ -75,7 +91,7 @@ func (g *Gen) Setup() *Setup {
 }
 
 func (g *Gen) module(name string) *Module {
-	m := &Module{Name: name, Repo: "reg.test/" + name, Tags: map[string]int{}, Floating: map[string][]int{}}
+	m := &Module{Name: name, Ctr: name, Repo: "reg.test/" + name, Tags: map[string]int{}, Floating: map[string][]int{}}
 	r := g.rng.IntN(100)
 	switch {
 	case r < 30:
@@ -92,8 +108,53 @@ func (g *Gen) module(name string) *Module {
 	} else {
 		g.versioned(m)
 	}
+	g.mixed(m)
 	g.catalogue(m)
 	return m
+}
+
+// mixed adds, sometimes, an index whose linux/amd64 entry is an older
+// single-manifest build's manifest and whose linux/arm64 entry a newer
+// one's: a pull on linux/amd64 gets the older. Only in histories whose
+// hosts are all linux/amd64, so that what every host pulls is known: the
+// amd64 entry.
+func (g *Gen) mixed(m *Module) {
+	if !g.on("mixed") || g.arm || !g.pct(35) {
+		return
+	}
+	var single []*Build
+	for _, b := range m.Builds {
+		// (Pinned by digest alone: a build whose label lies may not be an
+		// entry, or nothing would show the lie.)
+		if b.Manifests == nil && !labelLies(b) {
+			single = append(single, b)
+		}
+	}
+	if len(single) < 2 {
+		return
+	}
+	y, x := single[g.rng.IntN(len(single))], single[g.rng.IntN(len(single))]
+	if y.Rank >= x.Rank {
+		return
+	}
+	b := &Build{ID: len(m.Builds), Rank: y.Rank, Ver: y.Ver, Versioned: y.Versioned, Variant: y.Variant, Digest: g.digest(),
+		Manifests: map[string]string{Platforms[0]: y.Digest, Platforms[1]: x.Digest},
+		Configs:   map[string]string{Platforms[0]: y.Config(Platforms[0]), Platforms[1]: x.Config(Platforms[0])},
+		Mixed:     map[string]int{Platforms[0]: y.ID, Platforms[1]: x.ID},
+		Label:     y.Label, Created: y.Created,
+		Notes: []string{fmt.Sprintf("mixed index: %s is #%d, %s is #%d", Platforms[0], y.ID, Platforms[1], x.ID)}}
+	m.Builds = append(m.Builds, b)
+	m.Canon = append(m.Canon, "")
+}
+
+// mixedBuild returns the module's mixed index, or nil.
+func mixedBuild(m *Module) *Build {
+	for _, b := range m.Builds {
+		if b.Mixed != nil {
+			return b
+		}
+	}
+	return nil
 }
 
 // versioned makes the builds of a module with versions, in the order they
@@ -157,14 +218,18 @@ func (g *Gen) versioned(m *Module) {
 		for vi, variant := range variants {
 			b := g.build(m, slices.Index(sorted, v), baseDate.Add(time.Duration(chrono)*7*24*time.Hour+time.Duration(vi)*time.Hour))
 			b.Ver, b.Versioned, b.Variant = v, true, variant
-			if backported[chrono] {
-				b.Notes = append(b.Notes, "backport")
-			}
 			switch r := g.rng.IntN(100); {
 			case r < 65:
 				b.Label = v.String()
 			case r < 75 && v.Pre == "":
 				b.Label = fmt.Sprintf("%d.%d", v.Maj, v.Min)
+			}
+			if backported[chrono] {
+				// A backport's date misleads: its label says what it is,
+				// so that a digest alone (a pin, a container pulled by
+				// digest) does not leave only the date to order it.
+				b.Notes = append(b.Notes, "backport")
+				b.Label = v.String()
 			}
 			tag := pfx + v.String() + variant
 			m.Canon = append(m.Canon, tag)
@@ -172,6 +237,15 @@ func (g *Gen) versioned(m *Module) {
 			if alias != "" {
 				m.Tags[alias+v.String()+variant] = b.ID
 			}
+		}
+	}
+	if len(backported) > 0 {
+		// A backport's build date misleads: where one exists, every
+		// build says its full version in its label, or an image known by
+		// a floating "1.27" alone would leave only dates to order it
+		// against the backport, which they order wrongly.
+		for _, b := range m.Builds {
+			b.Label = b.Ver.String()
 		}
 	}
 	// Floating tags: latest and, per minor and variant, "1.27".
@@ -227,7 +301,9 @@ func (g *Gen) lies(m *Module, pfx string) {
 	}
 	for range 1 + g.rng.IntN(2) {
 		b := m.Builds[g.rng.IntN(len(m.Builds))]
-		if b.Noisy || b.Ver.Pre != "" {
+		if b.Noisy || b.Ver.Pre != "" || m.Tags["latest"] == b.ID {
+			// ("latest" is no version: a label that lies under it would
+			// show no disagreement.)
 			continue
 		}
 		w, ok := wrong(b.Ver)
@@ -300,8 +376,11 @@ func (g *Gen) catalogue(m *Module) {
 	switch {
 	case m.Policy == "exact", m.Policy == "at-least-running" && g.pct(70):
 		m.Pin = g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
+		if x := mixedBuild(m); x != nil && g.pct(50) {
+			m.Pin = x.Digest
+		}
 	case m.Policy == "track-upstream" && m.Profile != "unversioned" && g.pct(30):
-		m.Pin = g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))])
+		m.Pin = variantPin(g.pin(m, m.Builds[g.rng.IntN(len(m.Builds))]))
 	}
 	if m.Policy == "track-upstream" && (m.Profile == "unversioned" || g.pct(20)) {
 		m.Float = "latest"
@@ -383,6 +462,9 @@ func (g *Gen) ref(m *Module, b *Build, h *Host) string {
 		d = b.Manifests[h.Platform]
 	}
 	canon := m.Canon[b.ID]
+	if t := g.hostTag(m, b); t != "" {
+		return ":" + t
+	}
 	tags := tagsOf(m, b)
 	r := g.rng.IntN(100)
 	switch {
@@ -398,4 +480,43 @@ func (g *Gen) ref(m *Module, b *Build, h *Host) string {
 		return ":" + canon
 	}
 	return "@" + d
+}
+
+// hostTag is, sometimes, a tag given to unlabelled build b on the host
+// ("docker tag"), newer than what b is: the newest release's tag of its
+// variant (which the registry gives another build), or a release after
+// it the registry never had. Nothing in b contradicts it; the registry
+// does.
+func (g *Gen) hostTag(m *Module, b *Build) string {
+	if !g.on("hosttags") || b.Label != "" || !b.Versioned || m.Canon[b.ID] == "" || !g.pct(25) {
+		return ""
+	}
+	var newest *Build
+	for _, c := range m.Builds {
+		if t := m.Canon[c.ID]; t != "" && c.Variant == b.Variant && c.Ver.Pre == "" && b.Ver.less(c.Ver) && m.Tags[t] == c.ID && (newest == nil || newest.Ver.less(c.Ver)) {
+			newest = c
+		}
+	}
+	if newest == nil {
+		return ""
+	}
+	if g.pct(50) {
+		return m.Canon[newest.ID]
+	}
+	// A release after the newest: pfx + version + variant, as the
+	// module's tags are written.
+	canon := m.Canon[newest.ID]
+	pfx := strings.TrimSuffix(strings.TrimSuffix(canon, newest.Variant), newest.Ver.String())
+	return pfx + Ver{Maj: newest.Ver.Maj, Min: newest.Ver.Min + 1}.String() + newest.Variant
+}
+
+// variantPin is pin as track-upstream takes one: its tag chooses the
+// variant to follow, so a pin without a version tag (a digest alone,
+// "latest") is no pin there (the catalogue refuses it): "".
+func variantPin(pin string) string {
+	tag, _, _ := strings.Cut(pin, "@")
+	if tag == "" || strings.HasPrefix(tag, "sha256:") || tag == "latest" {
+		return ""
+	}
+	return pin
 }

@@ -47,8 +47,16 @@ func TestGeneratorFair(t *testing.T) {
 				t.Fatalf("history %d, module %s: a digest-only pin of a build whose label lies", n, m.Name)
 			}
 		}
+		for _, m := range s.Mods {
+			if id, ok := m.Tags["latest"]; ok && labelLies(m.Builds[id]) {
+				t.Fatalf("history %d, module %s: latest names %s, whose label lies and nothing shows it", n, m.Name, m.Builds[id].name())
+			}
+		}
 		for _, o := range ops {
 			m := w.Mod(o.Mod)
+			if o.Kind == OpMove && o.Tag == "latest" && o.Build >= 0 && labelLies(m.Builds[o.Build]) {
+				t.Fatalf("history %d: %s, whose label lies and nothing shows it", n, s.describe(o))
+			}
 			if o.Kind == OpRun && strings.HasPrefix(o.Ref, "@") && labelLies(m.Builds[o.Build]) {
 				t.Fatalf("history %d: %s started by digest alone, but its label lies", n, s.describe(o))
 			}

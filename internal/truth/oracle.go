@@ -43,12 +43,22 @@ type Runner struct {
 	// that every check had something to check.
 	Stats  map[string]int
 	floors map[string]floor
-	at     int // the op being played
+	// renamed marks modules renamed or added back since pin last wrote an
+	// entry under their name: their floor is an entry under another name,
+	// or a retired one, which the liveness check does not model.
+	renamed map[string]bool
+	// read[m][h]: a step that wrote the lock read host h for module m
+	// since h became one of m's hosts (false or absent: none did).
+	read map[string]map[string]bool
+	// held[m]: m's runs_on hosts when a step that wrote the lock last
+	// decided it (the hosts its entry was held against).
+	held map[string][]string
+	at   int // the op being played
 }
 
 // NewRunner starts a history from its setup.
 func NewRunner(s *Setup) *Runner {
-	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}}
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}, held: map[string][]string{}}
 }
 
 // Replay plays ops from the setup and returns the first failure.
@@ -66,7 +76,25 @@ func Replay(s *Setup, ops []Op) *Failure {
 // checked.
 func (r *Runner) Do(o Op) *Failure {
 	if !o.Step() {
-		r.Ops = append(r.Ops, r.World.apply(o))
+		names := r.names()
+		done := r.World.apply(o)
+		r.Ops = append(r.Ops, done)
+		if r.names() != names {
+			r.follow(done)
+		}
+		if (done.Kind == OpJoin || done.Kind == OpLeave) && r.renamed[done.Mod] {
+			r.tie(done.Mod)
+		}
+		// (A host that joins a module's runs_on is unread for it unless a
+		// step that wrote the lock read it for the module before: a host
+		// that left and came back with no write between is one the
+		// module's entry still says it read, and pin cannot tell.)
+		switch done.Kind {
+		case OpHost:
+			for _, m := range append(slices.Clone(r.World.Mods), r.World.Gone...) {
+				r.unread(m.Name, done.Host)
+			}
+		}
 		return nil
 	}
 	r.Ops = append(r.Ops, o)
@@ -76,9 +104,11 @@ func (r *Runner) Do(o Op) *Failure {
 	var f *Failure
 	switch o.Kind {
 	case OpResolve:
-		f = r.resolve("")
+		f = r.resolve("", "")
+	case OpOnly:
+		f = r.resolve("", o.Mod)
 	case OpLock:
-		f = r.resolve(o.Host)
+		f = r.resolve(o.Host, "")
 	case OpPlan:
 		f = r.plan(o.Host)
 	case OpOutdated:
@@ -88,6 +118,68 @@ func (r *Runner) Do(o Op) *Failure {
 		f.Op = at
 	}
 	return f
+}
+
+// names lists the modules' names, in and out of the catalogue.
+func (r *Runner) names() string {
+	var b strings.Builder
+	for _, m := range r.World.Mods {
+		b.WriteString(m.Name + " ")
+	}
+	b.WriteString("| ")
+	for _, m := range r.World.Gone {
+		b.WriteString(m.Name + " ")
+	}
+	return b.String()
+}
+
+// follow moves what the oracle knows of a module that was renamed, or
+// removed and added back: a floor belongs to what ran and what was
+// locked, not to a name, so it follows the module.
+func (r *Runner) follow(o Op) {
+	switch o.Kind {
+	case OpRename:
+		r.move(o.Mod, o.Text)
+	case OpReadd:
+		if o.Text != "" && r.World.Mod(o.Text) != nil {
+			r.move(o.Mod, o.Text)
+		} else if r.World.Mod(o.Mod) != nil {
+			r.renamed[o.Mod] = true
+		}
+	}
+}
+
+func (r *Runner) move(from, to string) {
+	if fl, ok := r.floors[from]; ok {
+		r.floors[to] = fl
+		delete(r.floors, from)
+	}
+	if rd, ok := r.read[from]; ok {
+		r.read[to] = rd
+		delete(r.read, from)
+	}
+	if hs, ok := r.held[from]; ok {
+		r.held[to] = hs
+		delete(r.held, from)
+	}
+	r.renamed[to] = true
+	delete(r.renamed, from)
+	r.tie(to)
+}
+
+// tie drops the floor of module name, renamed (or added back under
+// another name) since a lock last named it, when none of its runs_on
+// hosts is one its old entry was held against: a floor belongs to what
+// ran where and what was locked for it, not to a name, and this module
+// takes over neither; the old entry waits in the lock, retired, for one
+// that does. (Its containers, where it still runs, are floors again when
+// a step reads them.)
+func (r *Runner) tie(name string) {
+	m := r.World.Mod(name)
+	if m == nil || slices.ContainsFunc(m.Hosts, func(h string) bool { return slices.Contains(r.held[name], h) }) {
+		return
+	}
+	delete(r.floors, name)
 }
 
 // seen is a container pin reads in a step, with its build.
@@ -105,7 +197,7 @@ func (s seen) String() string {
 // fromHost is empty) observes.
 func (r *Runner) observedBy(m *Module, fromHost string) []seen {
 	var out []seen
-	for _, hn := range m.Hosts {
+	for _, hn := range r.hostsOf(m) {
 		if fromHost != "" && hn != fromHost {
 			continue
 		}
@@ -116,10 +208,47 @@ func (r *Runner) observedBy(m *Module, fromHost string) []seen {
 	return out
 }
 
-func (r *Runner) resolve(fromHost string) *Failure {
+// hostsOf are the hosts where m's containers are taken over: its runs_on
+// hosts, and the catalogue's hosts that take over by label.
+func (r *Runner) hostsOf(m *Module) []string {
+	out := slices.Clone(m.Hosts)
+	for _, h := range r.World.catalogueHosts() {
+		if h.Labelled && !slices.Contains(out, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// unread marks host h as one no step that wrote the lock has read for
+// module m since h became one of its hosts.
+func (r *Runner) unread(m, h string) {
+	if r.read[m] == nil {
+		r.read[m] = map[string]bool{}
+	}
+	r.read[m][h] = false
+}
+
+// unreadFloor returns a container of m, on a host other than fromHost
+// that no step writing the lock read for m since it became one of m's
+// hosts, that is truly newer than build b: "lock --from-host" may not
+// decide m then (pin cannot know that host's floors: hosts-not-read).
+func (r *Runner) unreadFloor(m *Module, fromHost string, b *Build) (seen, bool) {
+	for _, hn := range r.hostsOf(m) {
+		if hn == fromHost || r.read[m.Name][hn] {
+			continue
+		}
+		if c := r.World.Host(hn).Ctrs[m.Name]; c != nil && Floor(c.State) && m.Builds[c.Build].Rank > b.Rank {
+			return seen{hn, c, m.Builds[c.Build]}, true
+		}
+	}
+	return seen{}, false
+}
+
+func (r *Runner) resolve(fromHost, only string) *Failure {
 	w := r.World
-	res := runResolve(w, fromHost)
-	if again := runResolve(w, fromHost); again.Text != res.Text {
+	res := runResolve(w, fromHost, only)
+	if again := runResolve(w, fromHost, only); again.Text != res.Text {
 		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
 	}
 	old := lockEntries(w.Lock)
@@ -134,13 +263,36 @@ func (r *Runner) resolve(fromHost string) *Failure {
 		}
 	}
 	if !res.Written {
-		return r.liveAll(fromHost, res, old)
+		return r.liveAll(fromHost, only, res, old)
 	}
 	newEntries := lockEntries(res.Lock)
 	next := map[string]floor{}
+	for _, m := range w.Gone {
+		// Out of the catalogue: its floor waits for it to come back.
+		if fl, ok := r.floors[m.Name]; ok {
+			next[m.Name] = fl
+		}
+	}
 	var cleared []string
 	for _, m := range w.Mods {
 		fl, has := r.floors[m.Name]
+		if only != "" && m.Name != only {
+			// "pin resolve MODULE" decides the named module alone: what
+			// it saw of the others, it had no way to record.
+			if has {
+				next[m.Name] = fl
+			}
+			continue
+		}
+		if o := res.Outcomes[m.Name]; fromHost != "" && o.Decided() && o.Digest != "" &&
+			(slices.Contains(m.Hosts, fromHost) || len(r.observedBy(m, fromHost)) > 0) {
+			if b := m.ByDigest(o.Digest); b == nil {
+				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: the lock names %s, which no registry holds", m.Name, o.Digest)}
+			} else if s, ok := r.unreadFloor(m, fromHost, b); ok {
+				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: lock --from-host %s locked %s although %s, a host no step that wrote the lock read for the module since it became one of its hosts (\"pin resolve MODULE\" for another module does not read it for this one): pin must refuse (hosts-not-read)",
+					m.Name, fromHost, m.ByDigest(o.Digest).name(), s)}
+			}
+		}
 		for _, s := range r.observedBy(m, fromHost) {
 			if Floor(s.ctr.State) && (!has || s.build.Rank > fl.rank) {
 				fl, has = floor{s.build.Rank, fmt.Sprintf("%s, seen at op %d", s, r.at)}, true
@@ -174,11 +326,40 @@ func (r *Runner) resolve(fromHost string) *Failure {
 			cleared = append(cleared, m.Name)
 		}
 	}
-	if f := r.liveAll(fromHost, res, old); f != nil {
+	if f := r.liveAll(fromHost, only, res, old); f != nil {
 		return f
 	}
 	for _, n := range cleared {
 		delete(w.Tampered, n)
+	}
+	// What this step read, for which modules.
+	for _, m := range w.Mods {
+		if only != "" && m.Name != only {
+			continue
+		}
+		// (lock --from-host keeps the entry of a module it does not touch
+		// as it was, its hosts too.)
+		touched := fromHost == "" || slices.Contains(m.Hosts, fromHost) || len(r.observedBy(m, fromHost)) > 0
+		if o := res.Outcomes[m.Name]; o.Decided() && o.Digest != "" && touched {
+			r.held[m.Name] = slices.Clone(m.Hosts)
+		}
+		if r.read[m.Name] == nil {
+			r.read[m.Name] = map[string]bool{}
+		}
+		for _, hn := range r.hostsOf(m) {
+			if fromHost == "" || hn == fromHost {
+				r.read[m.Name][hn] = true
+			}
+		}
+	}
+	if only != "" {
+		r.Stats["subset written"]++
+	}
+	for n := range r.renamed {
+		if _, ok := newEntries[n]; ok {
+			delete(r.renamed, n)
+			r.Stats["renamed locked"]++
+		}
 	}
 	r.Stats["written"]++
 	r.floors = next
@@ -186,8 +367,11 @@ func (r *Runner) resolve(fromHost string) *Failure {
 	return nil
 }
 
-func (r *Runner) liveAll(fromHost string, res Result, old map[string]Entry) *Failure {
+func (r *Runner) liveAll(fromHost, only string, res Result, old map[string]Entry) *Failure {
 	for _, m := range r.World.Mods {
+		if only != "" && m.Name != only {
+			continue
+		}
 		e, ok := old[m.Name]
 		if f := r.live(m, fromHost, res.Outcomes[m.Name], e, ok); f != nil {
 			return f
@@ -264,16 +448,19 @@ func newestRelease(m *Module) *Build {
 // live checks liveness on the clean class: pin decides, and locks the true
 // newest image its policy allows.
 func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld bool) *Failure {
+	if r.renamed[m.Name] {
+		return nil // its floor is an entry under another name, or a retired one
+	}
 	obs := r.observedBy(m, fromHost)
 	prev := m.ByDigest(old.Digest)
-	if !r.clean(m, obs) || (hasOld && (prev == nil || old.Tag != m.Canon[prev.ID])) {
-		return nil
+	if !r.clean(m, obs) || (hasOld && (prev == nil || prev.Mixed != nil || old.Tag != m.Canon[prev.ID])) {
+		return nil // (a mixed index has no tag of its own: not clean)
 	}
 	// lock --from-host of a module the lock has no entry for, on one of
 	// several hosts: the others' floors are known to nobody, and a refusal
 	// is right.
-	if fromHost != "" && !hasOld && slices.ContainsFunc(m.Hosts, func(h string) bool { return h != fromHost }) {
-		return nil
+	if fromHost != "" && !hasOld && slices.ContainsFunc(r.World.catalogueHosts(), func(h *Host) bool { return h.Name != fromHost }) {
+		return nil // (by label, a module may run on any host of the catalogue)
 	}
 	// Likewise for a catalogue host the previous lock was not held
 	// against (any module may run there by label), unless the entry reads
@@ -283,7 +470,7 @@ func (r *Runner) live(m *Module, fromHost string, o Outcome, old Entry, hasOld b
 		if l := parseLock(r.World.Lock); l != nil {
 			held = l.Hosts
 		}
-		for _, h := range r.World.Hosts {
+		for _, h := range r.World.catalogueHosts() {
 			if h.Name == fromHost || slices.Contains(held, h.Name) {
 				continue
 			}

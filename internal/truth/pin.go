@@ -54,10 +54,11 @@ var safeVerdicts = []string{string(resolve.VerdictUpgrade), string(resolve.Verdi
 // of today and any a later pin adds) is taken as a failing one.
 var passingStatuses = []string{string(resolve.StatusCurrent), string(resolve.StatusBehindUpstream), string(resolve.StatusSkew), string(resolve.StatusUnlocked)}
 
-// runResolve runs "pin resolve" (fromHost empty) or "pin lock --from-host
-// fromHost", which observes only that host.
-func runResolve(w *World, fromHost string) Result {
-	hosts := w.Hosts
+// runResolve runs "pin resolve" (fromHost and only empty), "pin resolve
+// only", or "pin lock --from-host fromHost", which observes only that
+// host.
+func runResolve(w *World, fromHost, only string) Result {
+	hosts := w.catalogueHosts()
 	if fromHost != "" {
 		hosts = []*Host{w.Host(fromHost)}
 	}
@@ -65,10 +66,16 @@ func runResolve(w *World, fromHost string) Result {
 	if fromHost != "" {
 		in.Mode, in.Host = resolve.ModeFromHost, fromHost
 	}
+	if only != "" {
+		in.Only = []string{only}
+	}
 	plan := resolve.Resolve(context.Background(), in)
 	res := Result{Outcomes: map[string]Outcome{}}
 	var text strings.Builder
 	for _, d := range plan.Decisions {
+		if d.Unselected {
+			continue
+		}
 		var o Outcome
 		switch {
 		case d.Err != nil:
@@ -106,7 +113,7 @@ func runPlan(w *World, hostName string) ([]Cutover, error) {
 
 // runOutdated runs "pin outdated": each module's statuses.
 func runOutdated(w *World) map[string][]string {
-	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, w.Hosts), Registry: registryOf(w), Now: Now}
+	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, w.catalogueHosts()), Registry: registryOf(w), Now: Now}
 	out := map[string][]string{}
 	for _, s := range resolve.Outdated(context.Background(), in, nil) {
 		for _, st := range s.Statuses {
@@ -196,7 +203,7 @@ func parseLock(b []byte) *lock.Lock {
 
 func catalogueOf(w *World) *catalogue.Catalogue {
 	c := &catalogue.Catalogue{}
-	for _, h := range w.Hosts {
+	for _, h := range w.catalogueHosts() {
 		c.Hosts = append(c.Hosts, &catalogue.Host{Name: h.Name, Snapshot: h.Name + ".json"})
 	}
 	for _, m := range w.Mods {
@@ -215,7 +222,7 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 			cm.Restore = "backup-1"
 		}
 		for _, h := range m.Hosts {
-			cm.RunsOn = append(cm.RunsOn, catalogue.RunsOn{Host: h, Container: m.Name})
+			cm.RunsOn = append(cm.RunsOn, catalogue.RunsOn{Host: h, Container: m.Ctr})
 		}
 		c.Modules = append(c.Modules, cm)
 	}
@@ -245,7 +252,11 @@ func observed(w *World, hosts []*Host) observe.Observed {
 			if h.Store == "classic" {
 				id = b.Config(platform)
 			}
-			s.Containers = append(s.Containers, host.Container{ID: "c-" + m.Name, Name: m.Name, Image: m.Repo + c.Ref, ImageID: id, State: c.State})
+			ctr := host.Container{ID: "c-" + m.Ctr, Name: m.Ctr, Image: m.Repo + c.Ref, ImageID: id, State: c.State}
+			if h.Labelled {
+				ctr.Labels = map[string]string{catalogue.ModuleLabel: m.Name}
+			}
+			s.Containers = append(s.Containers, ctr)
 			os, arch, _ := strings.Cut(platform, "/")
 			s.Images = append(s.Images, host.Image{ID: id, RepoDigests: []string{m.Repo + "@" + pulled}, Created: b.Created, Labels: labels(b), OS: os, Arch: arch})
 		}
@@ -319,11 +330,17 @@ func describe(m *Module, b *Build, d, platform string) image.Image {
 			platform = Platforms[0]
 		}
 		img.Platforms = map[string]string{}
-		for p, x := range b.Manifests {
-			img.Platforms[p] = x
+		for _, p := range Platforms { // as the index lists them
+			img.Platforms[p] = b.Manifests[p]
+			img.Manifests = append(img.Manifests, image.PlatformManifest{Platform: p, Digest: b.Manifests[p]})
 		}
 		img.Platform = platform
 		img.ConfigDigest = b.Configs[platform]
+		if id, ok := b.Mixed[platform]; ok {
+			// The entry is another build: its config says what it is.
+			e := m.Builds[id]
+			img.Created, img.Labels = e.Created, labels(e)
+		}
 		return img
 	}
 	img.Platform = Platforms[0]

@@ -62,6 +62,12 @@ type Build struct {
 	Manifests map[string]string
 	// Configs maps platforms to config digests.
 	Configs map[string]string
+	// Mixed, for an index whose entries are other builds' manifests (a
+	// mixed index), maps each platform to the build its entry is: a pull
+	// gets that build. Its Rank is that of its linux/amd64 entry (what
+	// every host of a history with mixed indexes pulls); no container
+	// runs it and no tag names it.
+	Mixed map[string]int
 	// Label is the org.opencontainers.image.version label ("" when none).
 	Label   string
 	Created time.Time
@@ -94,6 +100,10 @@ type Module struct {
 	// Floating maps each floating tag ("latest", "1.27", "1.27-rootless")
 	// to the builds it may name when upstream moves it.
 	Floating map[string][]int
+
+	// Ctr is the name of the module's containers on its hosts: the name
+	// it was first given (a module renamed keeps its containers).
+	Ctr string
 
 	Policy  string // exact, at-least-running, track-upstream
 	Pin     string // "", "tag", "tag@sha256:…", "sha256:…"
@@ -150,6 +160,21 @@ type Host struct {
 	Store    string // classic or containerd
 	Platform string
 	Ctrs     map[string]*Ctr // by module name
+	// Labelled: no runs_on names the host; its containers are taken
+	// over by their pin.module label. Out: it is not in the catalogue
+	// (yet): pin reads nothing there until it joins.
+	Labelled, Out bool
+}
+
+// catalogueHosts are the hosts of the catalogue, by name.
+func (w *World) catalogueHosts() []*Host {
+	var out []*Host
+	for _, h := range w.Hosts {
+		if !h.Out {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Floor reports whether a container state bounds the lock: every state but
@@ -160,6 +185,9 @@ func Floor(state string) bool { return state != "created" }
 type World struct {
 	Mods  []*Module // sorted by name
 	Hosts []*Host   // sorted by name
+	// Gone are the modules removed from the catalogue, by the name they
+	// had; their containers stay on the hosts (no module takes them over).
+	Gone []*Module
 	// Lock is the lock file's bytes; nil before the first write.
 	Lock []byte
 	// Tampered marks modules whose lock entry was edited by hand since pin
@@ -200,7 +228,7 @@ func (s *Setup) World() *World {
 		w.Mods = append(w.Mods, m.clone())
 	}
 	for _, h := range s.Hosts {
-		w.Hosts = append(w.Hosts, &Host{Name: h.Name, Store: h.Store, Platform: h.Platform, Ctrs: map[string]*Ctr{}})
+		w.Hosts = append(w.Hosts, &Host{Name: h.Name, Store: h.Store, Platform: h.Platform, Ctrs: map[string]*Ctr{}, Labelled: h.Labelled, Out: h.Out})
 	}
 	return w
 }
@@ -235,6 +263,11 @@ const (
 	OpMove   OpKind = "move"   // an upstream tag moves (Build < 0: deleted)
 	OpTamper OpKind = "tamper" // the lock entry's digest is swapped by hand
 	OpAllow  OpKind = "allow"  // allow_downgrade / restore edited
+	OpOnly   OpKind = "only"   // "pin resolve MODULE": Mod alone decided
+	OpRename OpKind = "rename" // a module is renamed (Text), its containers kept, or gone (State "gone")
+	OpHost   OpKind = "host"   // a host joins the catalogue
+	OpRemove OpKind = "remove" // a module leaves the catalogue
+	OpReadd  OpKind = "readd"  // a removed module comes back (as Text, when set)
 )
 
 // Op is one operation. Events carry every parameter, so that a history
@@ -255,7 +288,7 @@ type Op struct {
 // Step reports whether the op calls pin.
 func (o Op) Step() bool {
 	switch o.Kind {
-	case OpResolve, OpLock, OpPlan, OpOutdated:
+	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated:
 		return true
 	}
 	return false
@@ -279,8 +312,12 @@ func (w *World) apply(o Op) Op {
 		if h != nil {
 			delete(h.Ctrs, o.Mod)
 		}
+	case OpHost:
+		if h != nil {
+			h.Out = false
+		}
 	case OpJoin:
-		if m != nil && !slices.Contains(m.Hosts, o.Host) {
+		if m != nil && h != nil && !h.Labelled && !slices.Contains(m.Hosts, o.Host) {
 			m.Hosts = append(m.Hosts, o.Host)
 			slices.Sort(m.Hosts)
 		}
@@ -314,7 +351,7 @@ func (w *World) apply(o Op) Op {
 		}
 		var older *Build
 		for _, b := range m.Builds {
-			if b.Rank < cur.Rank && (older == nil || b.Rank > older.Rank) {
+			if b.Mixed == nil && b.Rank < cur.Rank && (older == nil || b.Rank > older.Rank) {
 				older = b
 			}
 		}
@@ -330,15 +367,72 @@ func (w *World) apply(o Op) Op {
 		if m != nil {
 			m.Allow, m.Restore = o.Allow, o.Rest
 		}
+	case OpRename:
+		if m != nil && o.Text != "" && w.Mod(o.Text) == nil && w.gone(o.Text) == nil {
+			w.rename(m, o.Text)
+			w.sortMods()
+			if o.State == "gone" {
+				for _, h := range w.Hosts {
+					delete(h.Ctrs, o.Text)
+				}
+			}
+		}
+	case OpRemove:
+		if m != nil && len(w.Mods) > 1 {
+			w.Mods = slices.DeleteFunc(w.Mods, func(x *Module) bool { return x == m })
+			w.Gone = append(w.Gone, m)
+		}
+	case OpReadd:
+		g := w.gone(o.Mod)
+		if g == nil || (o.Text != "" && (w.Mod(o.Text) != nil || w.gone(o.Text) != nil)) || w.Mod(o.Mod) != nil {
+			return o
+		}
+		w.Gone = slices.DeleteFunc(w.Gone, func(x *Module) bool { return x == g })
+		if o.Text != "" {
+			w.rename(g, o.Text)
+		}
+		w.Mods = append(w.Mods, g)
+		w.sortMods()
 	}
 	return o
+}
+
+// gone returns the removed module named name, or nil.
+func (w *World) gone(name string) *Module {
+	for _, m := range w.Gone {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// rename gives m another name; its containers, keyed by module name on
+// the hosts, follow it (they keep their container name, m.Ctr).
+func (w *World) rename(m *Module, name string) {
+	old := m.Name
+	for _, h := range w.Hosts {
+		if c, ok := h.Ctrs[old]; ok {
+			delete(h.Ctrs, old)
+			h.Ctrs[name] = c
+		}
+	}
+	if w.Tampered[old] {
+		delete(w.Tampered, old)
+		w.Tampered[name] = true
+	}
+	m.Name = name
+}
+
+func (w *World) sortMods() {
+	slices.SortFunc(w.Mods, func(a, b *Module) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // describe renders an op for people, naming builds by version and rank.
 func (s *Setup) describe(o Op) string {
 	var m *Module
 	for _, x := range s.Mods {
-		if x.Name == o.Mod {
+		if x.Name == strings.TrimRight(o.Mod, "rb") {
 			m = x
 		}
 	}
@@ -353,6 +447,10 @@ func (s *Setup) describe(o Op) string {
 		return string(o.Kind)
 	case OpLock:
 		return "lock --from-host " + o.Host
+	case OpOnly:
+		return "resolve " + o.Mod
+	case OpHost:
+		return fmt.Sprintf("catalogue: host %s added (its containers are taken over by label)", o.Host)
 	case OpPlan:
 		return "plan " + o.Host
 	case OpRun:
@@ -379,6 +477,18 @@ func (s *Setup) describe(o Op) string {
 		return fmt.Sprintf("hand edit: lock entry %s gets the digest of %s, other lines kept", o.Mod, bname(o.Build))
 	case OpAllow:
 		return fmt.Sprintf("catalogue: module %s allow_downgrade=%v restore=%v", o.Mod, o.Allow, o.Rest)
+	case OpRename:
+		if o.State == "gone" {
+			return fmt.Sprintf("catalogue: module %s renamed %s, while its containers are gone", o.Mod, o.Text)
+		}
+		return fmt.Sprintf("catalogue: module %s renamed %s (its containers kept)", o.Mod, o.Text)
+	case OpRemove:
+		return fmt.Sprintf("catalogue: module %s removed", o.Mod)
+	case OpReadd:
+		if o.Text != "" {
+			return fmt.Sprintf("catalogue: module %s added back as %s", o.Mod, o.Text)
+		}
+		return fmt.Sprintf("catalogue: module %s added back", o.Mod)
 	}
 	return string(o.Kind)
 }
@@ -405,7 +515,14 @@ func shortRef(s string) string {
 func (s *Setup) Describe() string {
 	var b strings.Builder
 	for _, h := range s.Hosts {
-		fmt.Fprintf(&b, "host %s: %s store, %s\n", h.Name, h.Store, h.Platform)
+		fmt.Fprintf(&b, "host %s: %s store, %s", h.Name, h.Store, h.Platform)
+		if h.Labelled {
+			b.WriteString(", containers taken over by label")
+		}
+		if h.Out {
+			b.WriteString(", not in the catalogue")
+		}
+		b.WriteString("\n")
 	}
 	for _, m := range s.Mods {
 		fmt.Fprintf(&b, "module %s (%s): policy %s, pin %q, tag %q, allow_downgrade=%v one_way=%v restore=%v, runs_on %v\n",
