@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/version"
 )
 
 // Target is where a candidate runs: a host and one of a container name, a
@@ -139,6 +140,31 @@ func Plan(cat *catalogue.Catalogue, cands []Candidate) (add []Candidate, skip []
 	return add, skip
 }
 
+// pinAttribute is how c's pin is written: pin = "<tag>@<digest>", except
+// under track-upstream, where a pin's tag only chooses which versions to
+// follow: a tag that is no version there ("latest") is the floating tag
+// the module follows (tag = "latest"), and a digest alone is left out
+// (the catalogue refuses either as a pin).
+func pinAttribute(c Candidate) (key, value string) {
+	if c.Pin == "" {
+		return "", ""
+	}
+	if c.Policy != catalogue.TrackUpstream {
+		return "pin", c.Pin
+	}
+	tag, _, _ := strings.Cut(c.Pin, "@")
+	if strings.HasPrefix(c.Pin, "sha256:") {
+		tag = ""
+	}
+	if _, ok := (version.Scheme{}).Parse(tag); ok {
+		return "pin", c.Pin
+	}
+	if tag == "" {
+		return "", ""
+	}
+	return "tag", tag
+}
+
 // Render returns src (a catalogue file, possibly empty) with a module
 // block appended for each candidate, in order, indented with the file's
 // indent unit. The bytes of src are kept as they are.
@@ -155,8 +181,8 @@ func Render(src []byte, add []Candidate) []byte {
 		fmt.Fprintf(&b, "module %s {\n", quote(c.Name))
 		fmt.Fprintf(&b, "image = %s\n", quote(c.Image))
 		fmt.Fprintf(&b, "policy = %s\n", quote(string(c.Policy)))
-		if c.Pin != "" {
-			fmt.Fprintf(&b, "pin = %s\n", quote(c.Pin))
+		if k, v := pinAttribute(c); k != "" {
+			fmt.Fprintf(&b, "%s = %s\n", k, quote(v))
 		}
 		if t := c.RunsOn; !t.empty() {
 			var attrs []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -229,5 +230,29 @@ func TestAddDigests(t *testing.T) {
 	}
 	if cands[0].Pin != "16@sha256:ab" || cands[1].Pin != "1@sha256:00" || cands[2].Pin != "" {
 		t.Errorf("pins %q %q %q", cands[0].Pin, cands[1].Pin, cands[2].Pin)
+	}
+}
+
+// TestTrackUpstreamPins: under track-upstream a pin's tag chooses which
+// versions to follow, so what init writes for a floating tag or a digest
+// alone must be what the catalogue takes: the rendered file loads
+// without a diagnostic, and says what the module follows.
+func TestTrackUpstreamPins(t *testing.T) {
+	const digest = "sha256:0123456789012345678901234567890123456789012345678901234567890123"
+	for _, tc := range []struct{ pin, want, not string }{
+		{"latest", `tag += "latest"`, `pin +=`},
+		{"latest@" + digest, `tag += "latest"`, `pin +=`},
+		{digest, "", `(pin|tag) +=`},
+		{"1.27.3@" + digest, `pin += "1\.27\.3@` + digest + `"`, `tag +=`},
+		{"artful", `tag += "artful"`, `pin +=`},
+	} {
+		t.Run(tc.pin, func(t *testing.T) {
+			c := Candidate{Name: "web", Image: "registry.example.org/web", Policy: catalogue.TrackUpstream, Pin: tc.pin, From: "x"}
+			out := Render(nil, []Candidate{c})
+			if tc.want != "" && !regexp.MustCompile(tc.want).Match(out) || regexp.MustCompile(tc.not).Match(out) {
+				t.Fatalf("rendered:\n%s\nwant %q and no %q", out, tc.want, tc.not)
+			}
+			load(t, out)
+		})
 	}
 }
