@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -231,7 +230,7 @@ func TestPermissionHint(t *testing.T) {
 		cmd := exec.Command(bin, "resolve")
 		cmd.Dir = dir
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"}, env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		asNobody(cmd)
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		cmd.Run()
