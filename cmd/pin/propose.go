@@ -284,7 +284,7 @@ func writePropose(w io.Writer, res *propose.Result) {
 			width = max(width, len(m.Name))
 		}
 		for _, m := range p.Modules {
-			fmt.Fprintf(w, "  %-*s  %s → %s  %s\n", width, m.Name, imageText(m.From), imageText(m.To), m.Verdict)
+			fmt.Fprintf(w, "  %-*s  %s → %s  %s\n", width, m.Name, m.From.Label(), m.To.Label(), m.Verdict)
 			if m.Why != "" {
 				fmt.Fprintf(w, "  %-*s  why: %s\n", width, "", m.Why)
 			}
@@ -334,22 +334,6 @@ func writePropose(w io.Writer, res *propose.Result) {
 	default:
 		fmt.Fprintf(w, "%d of %d proposal(s) pushed.\n", pushed, len(res.Proposals))
 	}
-}
-
-func imageText(i *propose.Image) string {
-	switch {
-	case i == nil:
-		return "(none)"
-	case i.Version != "":
-		return i.Version
-	case i.Tag != "" && i.Created != "":
-		return i.Tag + " (built " + i.Created[:10] + ")"
-	case i.Tag != "":
-		return i.Tag
-	case i.Created != "":
-		return short12(i.Digest) + " (built " + i.Created[:10] + ")"
-	}
-	return short12(i.Digest)
 }
 
 func short12(s string) string {

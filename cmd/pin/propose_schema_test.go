@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,7 +65,11 @@ func TestProposeJSONSchema(t *testing.T) {
 		return strings.Replace(s, "policy  = \"at-least-running\"\n  pin     = \"1.22.6@", "policy  = \"exact\"\n  pin     = \"1.22.6@", 1)
 	})
 	editFile(t, filepath.Join(seed, "pin.lock.hcl"), func(s string) string {
-		return s + strings.Replace(block(s, "packages"), `module "packages"`, `module "gone"`, 1)
+		// gone names packages' repository on its host: packages takes it
+		// over. old names a repository no module has: it is retired.
+		old := strings.Replace(block(s, "packages"), `module "packages"`, `module "old"`, 1)
+		old = strings.Replace(old, `"registry.example.org/packages/registry"`, `"registry.example.org/packages/legacy"`, 1)
+		return s + strings.Replace(block(s, "packages"), `module "packages"`, `module "gone"`, 1) + old
 	})
 	// The override as exported from the old lock (with pin's header: pin
 	// wrote it); and packages' image in compose.yaml names 6.10.1's digest
@@ -94,12 +99,16 @@ func TestProposeJSONSchema(t *testing.T) {
 	if len(out.Refused) != 1 || len(out.Proposals) != 1 || out.Proposals[0].Outcome != "pushed" || len(out.Proposals[0].Findings) != 1 {
 		t.Fatalf("pushed: %+v", out)
 	}
-	verdicts := map[string]string{}
+	verdicts, takes := map[string]string{}, map[string][]string{}
 	for _, m := range out.Proposals[0].Modules {
 		verdicts[m.Name] = m.Verdict
+		takes[m.Name] = m.TakesOver
 	}
-	if verdicts["gone"] != "retire" || verdicts["packages"] != "held" {
+	if verdicts["old"] != "retire" || verdicts["packages"] != "held" || verdicts["gone"] != "" {
 		t.Errorf("verdicts %v", verdicts)
+	}
+	if !slices.Equal(takes["packages"], []string{"gone"}) {
+		t.Errorf("packages takes over %q, want gone", takes["packages"])
 	}
 	run("up to date", "--export-compose", "compose.yaml")
 	run("split, dry run", "--split", "module", "--dry-run")

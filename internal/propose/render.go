@@ -49,9 +49,9 @@ func title(p *Proposal) string {
 		case m.To == nil:
 			return fmt.Sprintf("pin: retire %s, gone from the catalogue", m.Name)
 		case m.Verdict == "held":
-			return fmt.Sprintf("pin: lock %s at %s, what runs", m.Name, label(m.To))
+			return fmt.Sprintf("pin: lock %s at %s, what runs", m.Name, m.To.Label())
 		}
-		return fmt.Sprintf("pin: update %s to %s", m.Name, label(m.To))
+		return fmt.Sprintf("pin: update %s to %s", m.Name, m.To.Label())
 	}
 	if len(names) > 3 {
 		return fmt.Sprintf("pin: update %s and %d more modules", strings.Join(names[:2], ", "), len(names)-2)
@@ -59,9 +59,9 @@ func title(p *Proposal) string {
 	return "pin: update " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// label names an image in a title or a cell: its version or tag, else
-// its build date, else its digest.
-func label(i *Image) string {
+// Label names an image in a title, a cell or a line for people: its
+// version or tag, else its build date, else its digest; "(none)" for nil.
+func (i *Image) Label() string {
 	switch {
 	case i == nil:
 		return "(none)"
@@ -82,7 +82,7 @@ func cell(i *Image) string {
 	if i == nil {
 		return "(none)"
 	}
-	s := label(i)
+	s := i.Label()
 	if i.Digest != "" && s != short(i.Digest) {
 		s += " `" + short(i.Digest) + "`"
 	}
@@ -145,6 +145,9 @@ func markdown(p *Proposal) string {
 				fs = append(fs, f.Where+": "+f.Image)
 			}
 			fmt.Fprintf(&b, "  - floors: %s\n", oneLineText(strings.Join(fs, "; ")))
+		}
+		if len(m.TakesOver) > 0 {
+			fmt.Fprintf(&b, "  - takes over the entry of %s (no longer a module of its own): it leaves the lock, its floor now this module's\n", esc(strings.Join(m.TakesOver, ", ")))
 		}
 		if len(m.Cutover) > 0 {
 			var cs []string

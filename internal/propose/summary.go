@@ -50,8 +50,8 @@ type Module struct {
 	// Verdict: upgrade (deploying the new lock upgrades what runs), held
 	// (the lock takes what runs, because the pin or upstream is older),
 	// kept (the lock names what runs, as the pin or upstream does), add
-	// (a module locked for the first time that runs nowhere), remove (gone
-	// from the catalogue).
+	// (a module locked for the first time that runs nowhere), retire (gone
+	// from the catalogue: its entry stays, retired, a floor).
 	Verdict string    `json:"verdict"`
 	Running []Running `json:"running"`
 	From    *Image    `json:"from"`
@@ -64,6 +64,10 @@ type Module struct {
 	Floors    []Floor    `json:"floors"`
 	Cutover   []Cutover  `json:"cutover"`
 	Signature *Signature `json:"signature"`
+	// TakesOver names the entries of other modules (renamed, removed)
+	// whose floors this module takes over: they leave the lock with this
+	// change, their floor now this module's.
+	TakesOver []string `json:"takes_over"`
 }
 
 // Image is a locked image.
@@ -176,12 +180,15 @@ func imageOf(m *lock.Module) *Image {
 // the gate's cutovers of its containers.
 func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover) Module {
 	if d == nil {
-		return Module{Name: old.Name, Policy: old.Policy, Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{},
+		return Module{Name: old.Name, Policy: old.Policy, Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{},
 			Why: "the module is no longer in the catalogue: its entry stays in the lock as retired, a floor for any module that takes over what it ran"}
 	}
 	n := d.New
 	m := Module{Name: n.Name, Policy: n.Policy, From: imageOf(d.Old), To: imageOf(n), Won: n.Source, Rule: n.Rule, Why: n.Reason,
-		Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}}
+		Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{}}
+	for _, t := range d.TakenOver {
+		m.TakesOver = append(m.TakesOver, t.Name)
+	}
 	for _, o := range n.Observed {
 		m.Running = append(m.Running, Running{Host: o.Host, Container: o.Container, Tag: o.Tag, Version: o.Version, Digest: o.Digest, Created: resolve.Created(o.Created)})
 	}
