@@ -44,11 +44,24 @@ type Unverified struct {
 	Failure *verify.Failure
 }
 
-// verifier holds a module's loaded verify policy and what it verified in
-// this decision, by digest.
+// Verifier checks images' signatures under one module's verify policy.
+// internal/verify/sigstore implements it; internal/source builds one per
+// verify block and run, bound to the module's registry (Input.Verifier).
+type Verifier interface {
+	// Verify looks up the signatures of repo@digest (cosign's tag scheme,
+	// then OCI 1.1 referrers) and checks them. A verdict against the
+	// image is a *verify.Failure; any other error is the registry's.
+	Verify(ctx context.Context, repo, digest string) (verify.Result, error)
+	// Recheck verifies repo@digest again from the signature manifest a
+	// lock recorded (signature, a digest): by digest, so a warm cache
+	// answers it with no request. Errors as Verify's.
+	Recheck(ctx context.Context, repo, digest, signature string) (verify.Result, error)
+}
+
+// verifier holds a module's verify policy and what it verified in this
+// decision, by digest.
 type verifier struct {
-	policy *verify.Policy
-	src    verify.Source
+	v      Verifier
 	done   map[string]verify.Result
 	failed map[string]*verify.Failure
 	found  *Verification
@@ -58,18 +71,19 @@ type verifier struct {
 	recorded map[string]string
 }
 
-// newVerifier loads m's verify policy; nil when m has none.
-func newVerifier(m *catalogue.Module, reg Registry) (*verifier, error) {
+// newVerifier asks in for m's verifier; nil when m has no verify policy.
+func newVerifier(in Input, m *catalogue.Module) (*verifier, error) {
 	if m.Verify == nil {
 		return nil, nil
 	}
-	p, err := verify.New(verify.Spec{Keys: m.Verify.Keys, Issuer: m.Verify.Issuer, Subject: m.Verify.Subject,
-		SubjectRegex: m.Verify.SubjectRegex, TrustedRoot: m.Verify.TrustedRoot})
-	if err != nil {
-		return nil, fmt.Errorf("module %q (%s): %w", m.Name, m.Verify.DeclRange, err)
+	var v Verifier
+	if in.Verifier != nil {
+		var err error
+		if v, err = in.Verifier(m); err != nil {
+			return nil, fmt.Errorf("module %q (%s): %w", m.Name, m.Verify.DeclRange, err)
+		}
 	}
-	src, _ := reg.(verify.Source)
-	return &verifier{policy: p, src: src, done: map[string]verify.Result{}, failed: map[string]*verify.Failure{}, found: &Verification{}}, nil
+	return &verifier{v: v, done: map[string]verify.Result{}, failed: map[string]*verify.Failure{}, found: &Verification{}}, nil
 }
 
 // check verifies img by its digest, once per decision. A verdict against
@@ -81,21 +95,21 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	if f, ok := v.failed[img.Digest]; ok {
 		return verify.Result{}, f
 	}
-	if v.src == nil {
+	if v.v == nil {
 		return verify.Result{}, &observe.SourceError{Source: "registry of " + m.Image, Err: fmt.Errorf("verifying %s: no registry may be asked for its signatures", short(img))}
 	}
 	var r verify.Result
 	var err error
 	var f *verify.Failure
 	if sig, ok := v.recorded[img.Digest]; ok {
-		r, err = v.policy.Recheck(ctx, v.src, m.Image, img.Digest, sig)
+		r, err = v.v.Recheck(ctx, m.Image, img.Digest, sig)
 		if errors.As(err, &f) {
 			// The recorded signature no longer verifies (the policy
 			// changed, or it is gone): look for signatures afresh.
-			r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+			r, err = v.v.Verify(ctx, m.Image, img.Digest)
 		}
 	} else {
-		r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+		r, err = v.v.Verify(ctx, m.Image, img.Digest)
 	}
 	switch {
 	case errors.As(err, &f):
@@ -108,7 +122,7 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 
 // setupVerify loads the module's verify policy into dc (a hook of decide).
 func (dc *decider) setupVerify(d *Decision) error {
-	v, err := newVerifier(dc.m, dc.reg)
+	v, err := newVerifier(dc.in, dc.m)
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/internal/verify"
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 func newVerifyCmd(g *globalOptions, s streams) *cobra.Command {
@@ -48,13 +47,14 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	}
 	defer requestSummary(g, s, in.Registries)
 	failed, checked := 0, 0
+	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Registry: in.Registries.For, Verifier: in.Registries.Verifier}
 	for _, e := range in.Lock.Modules {
 		m := in.Catalogue.Module(e.Name)
 		if m == nil || m.Verify == nil {
 			continue
 		}
 		checked++
-		msg, err := verifyEntry(ctx, in.Registries.For(e.Image), m.Verify, e)
+		r, err := resolve.VerifyEntry(ctx, rin, m, e)
 		var f *verify.Failure
 		switch {
 		case errors.As(err, &f):
@@ -63,7 +63,7 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 		case err != nil:
 			return withCode(exitSource, fmt.Errorf("module %q: %w", e.Name, err))
 		default:
-			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(msg))
+			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature)))
 		}
 	}
 	if checked == 0 {
@@ -73,31 +73,4 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 		return withCode(exitFindings, fmt.Errorf("%d of %d lock entries failed verification: %w", failed, checked, errReported))
 	}
 	return nil
-}
-
-// verifyEntry re-checks one entry from the signature it records, with the
-// module's verify block v (keys, or a keyless identity and trusted root).
-func verifyEntry(ctx context.Context, reg any, v *catalogue.Verify, e *lock.Module) (string, error) {
-	if e.Signature == "" || e.Verified == "" {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.Unsigned, Detail: "the lock records no verified signature for this entry (an unverified floor)"}
-	}
-	src, ok := reg.(verify.Source)
-	if !ok {
-		return "", errors.New("the registry cannot be asked for signatures")
-	}
-	p, err := verify.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject, SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot})
-	if err != nil {
-		return "", err
-	}
-	r, err := p.Recheck(ctx, src, e.Image, e.Digest, e.Signature)
-	if err != nil {
-		return "", err
-	}
-	if r.Method != e.Verified {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records %s, the signature verifies as %s", e.Verified, r.Method)}
-	}
-	if r.Signer != e.Signer {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records signer %s, the signature verifies with %s", e.Signer, r.Signer)}
-	}
-	return fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature), nil
 }

@@ -30,7 +30,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 )
 
 // Sigstore is a test Sigstore deployment (sigstore-go's VirtualSigstore:
@@ -121,10 +121,10 @@ func (s Sigstore) KeylessAnnotations(t testing.TB, subject, issuer string, paylo
 	tss, _ := e.Timestamps()
 	tsJSON, _ := json.Marshal(map[string]string{"SignedRFC3161Timestamp": base64.StdEncoding.EncodeToString(tss[0])})
 	return sig, map[string]string{
-		verify.SignatureAnnotation:   base64.StdEncoding.EncodeToString(sig),
-		verify.CertificateAnnotation: string(certPEM),
-		verify.RekorBundleAnnotation: string(rbJSON),
-		verify.TimestampAnnotation:   string(tsJSON),
+		sigstore.SignatureAnnotation:   base64.StdEncoding.EncodeToString(sig),
+		sigstore.CertificateAnnotation: string(certPEM),
+		sigstore.RekorBundleAnnotation: string(rbJSON),
+		sigstore.TimestampAnnotation:   string(tsJSON),
 	}
 }
 
@@ -141,7 +141,7 @@ func (s Sigstore) SignKeyless(t testing.TB, subject, issuer, repo, digest string
 // Statement is the in-toto statement cosign signs, in the bundle format,
 // for an image: subject the image's digest, predicate SignPredicate.
 func Statement(repo, digest string) []byte {
-	return []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"` + repo + `","digest":{"sha256":"` + strings.TrimPrefix(digest, "sha256:") + `"}}],"predicateType":"` + verify.SignPredicate + `","predicate":{}}`)
+	return []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"` + repo + `","digest":{"sha256":"` + strings.TrimPrefix(digest, "sha256:") + `"}}],"predicateType":"` + sigstore.SignPredicate + `","predicate":{}}`)
 }
 
 // KeylessBundle signs statement as subject of issuer with a certificate of
@@ -203,7 +203,7 @@ func marshalBundle(t testing.TB, vm *protobundle.VerificationMaterial, env *dsse
 		}
 		pe.Signatures = append(pe.Signatures, &protodsse.Signature{Sig: b, Keyid: s.KeyID})
 	}
-	b, err := protojson.Marshal(&protobundle.Bundle{MediaType: verify.BundleMediaType, VerificationMaterial: vm,
+	b, err := protojson.Marshal(&protobundle.Bundle{MediaType: sigstore.BundleMediaType, VerificationMaterial: vm,
 		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: pe}})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func marshalBundle(t testing.TB, vm *protobundle.VerificationMaterial, env *dsse
 }
 
 // PushBundle attaches bundle to repo@digest as cosign does (OCI 1.1): a
-// manifest of artifactType verify.BundleMediaType, the empty config, the
+// manifest of artifactType sigstore.BundleMediaType, the empty config, the
 // bundle as its one layer, and the image as its subject; go-containerregistry
 // also updates the fallback tag "sha256-<hex>" index. It returns the
 // referrer's digest.
@@ -223,7 +223,7 @@ func PushBundle(t testing.TB, repo, digest string, bundle []byte) string {
 		t.Fatal(err)
 	}
 	empty := static.NewLayer([]byte("{}"), "application/vnd.oci.empty.v1+json")
-	layer := static.NewLayer(bundle, verify.BundleMediaType)
+	layer := static.NewLayer(bundle, sigstore.BundleMediaType)
 	for _, l := range []v1.Layer{empty, layer} {
 		if err := remote.WriteLayer(r, l); err != nil {
 			t.Fatal(err)
@@ -242,11 +242,11 @@ func PushBundle(t testing.TB, repo, digest string, bundle []byte) string {
 	m, _ := json.Marshal(map[string]any{
 		"schemaVersion": 2,
 		"mediaType":     types.OCIManifestSchema1,
-		"artifactType":  verify.BundleMediaType,
+		"artifactType":  sigstore.BundleMediaType,
 		"config":        desc(empty),
 		"layers":        []any{desc(layer)},
 		"subject":       map[string]any{"mediaType": subject.MediaType, "digest": subject.Digest.String(), "size": subject.Size},
-		"annotations":   map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": verify.SignPredicate},
+		"annotations":   map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": sigstore.SignPredicate},
 	})
 	h, _, _ := v1.SHA256(bytes.NewReader(m))
 	if err := remote.Put(r.Digest(h.String()), rawManifest{m, types.OCIManifestSchema1}); err != nil {
@@ -273,7 +273,7 @@ func PushAnnotated(t testing.TB, repo, digest string, payload []byte, ann map[st
 // Cert returns the leaf certificate of a KeylessAnnotations result.
 func Cert(t testing.TB, ann map[string]string) *x509.Certificate {
 	t.Helper()
-	c, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(ann[verify.CertificateAnnotation]))
+	c, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(ann[sigstore.CertificateAnnotation]))
 	if err != nil || len(c) == 0 {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package verify
+package sigstore
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/verify"
 )
 
 // Sigstore bundles as cosign attaches them to an image (OCI 1.1): a
@@ -51,18 +52,19 @@ func isBundleManifest(m *v1.Manifest) bool {
 // referrers weighs the Sigstore bundles that refer to repo@digest, in
 // digest order, at most maxBundles of them: one that verifies wins, else
 // the most telling failure.
-func (p *Policy) referrers(ctx context.Context, src ReferrerSource, repo, digest string) (Result, error) {
-	none := &Failure{Digest: digest, Reason: Unsigned, Detail: "no Sigstore bundle refers to it"}
-	raw, err := src.Referrers(ctx, repo, digest)
+func (p *Policy) referrers(ctx context.Context, reg Registry, repo, digest string) (verify.Result, error) {
+	src := reg.Source
+	none := &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "no Sigstore bundle refers to it"}
+	raw, err := reg.Referrers.Referrers(ctx, repo, digest)
 	if errors.Is(err, image.ErrNotFound) {
-		return Result{}, none
+		return verify.Result{}, none
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("referrers of %s@%s: %w", repo, shortDigest(digest), err)
+		return verify.Result{}, fmt.Errorf("referrers of %s@%s: %w", repo, image.Short(digest), err)
 	}
 	idx, err := v1.ParseIndexManifest(bytes.NewReader(raw))
 	if err != nil {
-		return Result{}, fmt.Errorf("referrers of %s@%s: not an image index: %w", repo, shortDigest(digest), err)
+		return verify.Result{}, fmt.Errorf("referrers of %s@%s: not an image index: %w", repo, image.Short(digest), err)
 	}
 	// A registry that fills artifactType from the config's media type
 	// (as go-containerregistry's in-memory one does) names a bundle by the
@@ -75,32 +77,32 @@ func (p *Policy) referrers(ctx context.Context, src ReferrerSource, repo, digest
 	if len(descs) > maxBundles {
 		descs = descs[:maxBundles]
 	}
-	var worst *Failure
+	var worst *verify.Failure
 	for _, d := range descs {
 		mraw, got, err := src.Manifest(ctx, repo, d.Digest.String())
 		if errors.Is(err, image.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("referrer %s of %s: %w", shortDigest(d.Digest.String()), repo, err)
+			return verify.Result{}, fmt.Errorf("referrer %s of %s: %w", image.Short(d.Digest.String()), repo, err)
 		}
 		m, err := v1.ParseManifest(bytes.NewReader(mraw))
 		if err != nil || !isBundleManifest(m) {
 			continue
 		}
 		r, err := p.checkBundle(ctx, src, repo, digest, m, got)
-		var f *Failure
+		var f *verify.Failure
 		if !errors.As(err, &f) {
 			return r, err
 		}
-		if worst == nil || rank(f.Reason) > rank(worst.Reason) {
+		if worst == nil || verify.Rank(f.Reason) > verify.Rank(worst.Reason) {
 			worst = f
 		}
 	}
 	if worst == nil {
-		return Result{}, none
+		return verify.Result{}, none
 	}
-	return Result{}, worst
+	return verify.Result{}, worst
 }
 
 // statement is what pin reads of an in-toto statement before verifying
@@ -117,9 +119,9 @@ type statement struct {
 // statement of predicate SignPredicate whose subject is digest, signed by
 // a configured key or by the keyless identity (checked by sigstore-go,
 // which also checks the subject against digest).
-func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest string, m *v1.Manifest, sigDigest string) (Result, error) {
-	fail := func(r Reason, detail string) (Result, error) {
-		return Result{}, &Failure{Digest: digest, Reason: r, Detail: "referrer " + shortDigest(sigDigest) + ": " + detail}
+func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest string, m *v1.Manifest, sigDigest string) (verify.Result, error) {
+	fail := func(r verify.Reason, detail string) (verify.Result, error) {
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: r, Detail: "referrer " + image.Short(sigDigest) + ": " + detail}
 	}
 	var layer *v1.Descriptor
 	for i := range m.Layers {
@@ -129,34 +131,34 @@ func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest strin
 		}
 	}
 	if layer == nil {
-		return fail(Unsigned, "holds no Sigstore bundle")
+		return fail(verify.Unsigned, "holds no Sigstore bundle")
 	}
 	body, err := src.Blob(ctx, repo, layer.Digest.String())
 	if errors.Is(err, image.ErrNotFound) {
-		return fail(BadSignature, "its bundle "+shortDigest(layer.Digest.String())+" is missing")
+		return fail(verify.BadSignature, "its bundle "+image.Short(layer.Digest.String())+" is missing")
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("bundle of %s: %w", repo, err)
+		return verify.Result{}, fmt.Errorf("bundle of %s: %w", repo, err)
 	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(body); err != nil {
-		return fail(BadSignature, "not a valid Sigstore bundle: "+err.Error())
+		return fail(verify.BadSignature, "not a valid Sigstore bundle: "+err.Error())
 	}
 	env, err := b.Envelope()
 	if err != nil || env == nil {
-		return fail(Unsigned, "a message signature, which names no image: not an image signature")
+		return fail(verify.Unsigned, "a message signature, which names no image: not an image signature")
 	}
 	var st statement
 	payloadBytes, err := env.RawEnvelope().DecodeB64Payload()
 	if err != nil || json.Unmarshal(payloadBytes, &st) != nil {
-		return fail(BadSignature, "its envelope does not hold an in-toto statement")
+		return fail(verify.BadSignature, "its envelope does not hold an in-toto statement")
 	}
 	if st.PredicateType != SignPredicate {
-		return fail(Unsigned, fmt.Sprintf("an attestation (%s), not a signature", st.PredicateType))
+		return fail(verify.Unsigned, fmt.Sprintf("an attestation (%s), not a signature", st.PredicateType))
 	}
 	method, signer, f := p.verifyBundle(digest, &b, artifactDigest(digest))
 	if f == nil {
-		return Result{Method: method, Signer: signer, Signature: sigDigest}, nil
+		return verify.Result{Method: method, Signer: signer, Signature: sigDigest}, nil
 	}
 	// A statement about another image: say so when it otherwise verifies.
 	for _, s := range st.Subject {
@@ -165,11 +167,11 @@ func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest strin
 			continue
 		}
 		if _, who, f2 := p.verifyBundle(digest, &b, artifactDigest(other)); f2 == nil {
-			return fail(OtherDigest, "signed by "+who+" for "+shortDigest(other))
+			return fail(verify.OtherDigest, "signed by "+who+" for "+image.Short(other))
 		}
 	}
-	f.Detail = "referrer " + shortDigest(sigDigest) + ": " + f.Detail
-	return Result{}, f
+	f.Detail = "referrer " + image.Short(sigDigest) + ": " + f.Detail
+	return verify.Result{}, f
 }
 
 func artifactDigest(digest string) sgverify.ArtifactPolicyOption {
@@ -178,28 +180,28 @@ func artifactDigest(digest string) sgverify.ArtifactPolicyOption {
 }
 
 // verifyBundle verifies b with the policy's keyless identity or keys.
-func (p *Policy) verifyBundle(digest string, b *bundle.Bundle, artifact sgverify.ArtifactPolicyOption) (method, signer string, f *Failure) {
+func (p *Policy) verifyBundle(digest string, b *bundle.Bundle, artifact sgverify.ArtifactPolicyOption) (method, signer string, f *verify.Failure) {
 	vc, err := b.VerificationContent()
 	if err != nil {
-		return "", "", &Failure{Digest: digest, Reason: BadSignature, Detail: err.Error()}
+		return "", "", &verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: err.Error()}
 	}
 	if p.keyless != nil {
 		if vc.Certificate() == nil {
-			return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed with a key, not a certificate: the verify block names a keyless identity"}
+			return "", "", &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "signed with a key, not a certificate: the verify block names a keyless identity"}
 		}
 		signer, f := p.keyless.verify(digest, b, artifact)
-		return MethodCosignKeyless, signer, f
+		return verify.MethodCosignKeyless, signer, f
 	}
 	if vc.Certificate() != nil {
-		return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed with a certificate (keyless): the verify block names keys"}
+		return "", "", &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "signed with a certificate (keyless): the verify block names keys"}
 	}
 	var last error
 	for _, k := range p.keys {
 		_, err := k.bundles.Verify(b, sgverify.NewPolicy(artifact, sgverify.WithKey()))
 		if err == nil {
-			return MethodCosignKey, k.fingerprint, nil
+			return verify.MethodCosignKey, k.fingerprint, nil
 		}
 		last = err
 	}
-	return "", "", &Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): %v", len(p.keys), last)}
+	return "", "", &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): %v", len(p.keys), last)}
 }

@@ -1,4 +1,4 @@
-package verify_test
+package sigstore_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
@@ -64,11 +65,11 @@ func testCosignKey(t *testing.T, host string) {
 	counter := registry.NewCounter(http.DefaultTransport)
 	cache := registry.NewCache(t.TempDir())
 	src := registry.NewRemote(registry.RemoteOptions{Host: host, Transport: counter, Cache: cache})
-	pol, err := verify.New(verify.Spec{Keys: []string{other.Path, good.Path}})
+	pol, err := sigstore.New(verify.Spec{Keys: []string{other.Path, good.Path}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pol.Verify(ctx, src, repo, signed)
+	r, err := pol.Verify(ctx, both(src), repo, signed)
 	if err != nil {
 		t.Fatalf("signed image: %v", err)
 	}
@@ -85,48 +86,48 @@ func testCosignKey(t *testing.T, host string) {
 		{"malformed signature", malformed, verify.BadSignature},
 		{"signature for another digest", copied, verify.OtherDigest},
 	} {
-		_, err := pol.Verify(ctx, src, repo, tt.digest)
+		_, err := pol.Verify(ctx, both(src), repo, tt.digest)
 		var f *verify.Failure
 		if !errors.As(err, &f) || f.Reason != tt.want {
 			t.Errorf("%s: %v, want a failure %q", tt.name, err, tt.want)
 		}
 	}
-	only, err := verify.New(verify.Spec{Keys: []string{good.Path}})
+	only, err := sigstore.New(verify.Spec{Keys: []string{good.Path}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var f *verify.Failure
-	if _, err := only.Verify(ctx, src, repo, wrongKey); !errors.As(err, &f) || f.Reason != verify.UntrustedSigner {
+	if _, err := only.Verify(ctx, both(src), repo, wrongKey); !errors.As(err, &f) || f.Reason != verify.UntrustedSigner {
 		t.Errorf("wrong key: %v, want untrusted signer", err)
 	}
 
 	// Warm: the .sig tag costs one HEAD; the recorded signature digest
 	// costs nothing.
 	before := total(counter)
-	if _, err := pol.Verify(ctx, src, repo, signed); err != nil {
+	if _, err := pol.Verify(ctx, both(src), repo, signed); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(counter) - before; got != 1 {
 		t.Errorf("warm Verify sent %d requests, want 1 (a manifest HEAD): %v", got, counter.Summary())
 	}
 	before = total(counter)
-	if _, err := pol.Recheck(ctx, src, repo, signed, sigDigest); err != nil {
+	if _, err := pol.Recheck(ctx, both(src), repo, signed, sigDigest); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(counter) - before; got != 0 {
 		t.Errorf("warm Recheck sent %d requests, want 0: %v", got, counter.Summary())
 	}
 	// Offline, from the cache alone.
-	if _, err := pol.Recheck(ctx, registry.Offline{Cache: cache}, repo, signed, sigDigest); err != nil {
+	if _, err := pol.Recheck(ctx, both(registry.Offline{Cache: cache}), repo, signed, sigDigest); err != nil {
 		t.Errorf("offline Recheck: %v", err)
 	}
 	// The signature tag re-pushed with another digest's signature: the
 	// recorded digest still verifies, the tag does not.
 	verifytest.PushSignature(t, repo, signed, verifytest.Payload(repo, copied), verifytest.Sign(t, good, verifytest.Payload(repo, copied)))
-	if _, err := pol.Recheck(ctx, src, repo, signed, sigDigest); err != nil {
+	if _, err := pol.Recheck(ctx, both(src), repo, signed, sigDigest); err != nil {
 		t.Errorf("Recheck by the recorded digest after the tag moved: %v", err)
 	}
-	if _, err := pol.Verify(ctx, src, repo, signed); !errors.As(err, &f) || f.Reason != verify.OtherDigest {
+	if _, err := pol.Verify(ctx, both(src), repo, signed); !errors.As(err, &f) || f.Reason != verify.OtherDigest {
 		t.Errorf("Verify after the tag moved: %v, want signature for another digest", err)
 	}
 }
@@ -145,8 +146,16 @@ func total(c *registry.Counter) int {
 
 func TestNewRefuses(t *testing.T) {
 	for _, spec := range []verify.Spec{{}, {Issuer: "https://issuer", Subject: "me", TrustedRoot: "root.json"}, {Keys: []string{"/nonexistent/cosign.pub"}}} {
-		if _, err := verify.New(spec); err == nil {
+		if _, err := sigstore.New(spec); err == nil {
 			t.Errorf("New(%+v) = nil error", spec)
 		}
 	}
+}
+
+// both is a registry client read for the tag scheme and its referrers.
+func both[R interface {
+	sigstore.Source
+	sigstore.Referrers
+}](r R) sigstore.Registry {
+	return sigstore.Registry{Source: r, Referrers: r}
 }

@@ -1,4 +1,4 @@
-package verify
+package sigstore
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature/payload"
 
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/verify"
 )
 
 // SignatureAnnotation is the layer annotation cosign writes the base64
@@ -30,9 +31,9 @@ func SignatureTag(digest string) string {
 }
 
 // Verify checks the signatures of repo@digest: first under cosign's tag
-// scheme, then, when that finds none that verifies and src lists
+// scheme, then, when that finds none that verifies and reg lists
 // referrers, the Sigstore bundles that refer to digest (OCI 1.1). A
-// verdict against the image is a *Failure (the most telling one of
+// verdict against the image is a *verify.Failure (the most telling one of
 // both); any other error is the registry's (the image may be signed, it
 // could not be told).
 //
@@ -40,55 +41,56 @@ func SignatureTag(digest string) string {
 // layer; warm a HEAD); when that yields no verified signature, the
 // referrers (one GET, two without the API) and, per bundle, a manifest
 // and a blob GET by digest (cached: warm, nothing).
-func (p *Policy) Verify(ctx context.Context, src Source, repo, digest string) (Result, error) {
+func (p *Policy) Verify(ctx context.Context, reg Registry, repo, digest string) (verify.Result, error) {
+	src := reg.Source
 	if !strings.HasPrefix(digest, "sha256:") {
-		return Result{}, fmt.Errorf("verifying %s: no digest to verify", repo)
+		return verify.Result{}, fmt.Errorf("verifying %s: no digest to verify", repo)
 	}
-	var tagFail *Failure
+	var tagFail *verify.Failure
 	raw, sigDigest, err := src.Manifest(ctx, repo, SignatureTag(digest))
 	switch {
 	case errors.Is(err, image.ErrNotFound):
-		tagFail = &Failure{Digest: digest, Reason: Unsigned, Detail: "no signature under " + SignatureTag(digest)}
+		tagFail = &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "no signature under " + SignatureTag(digest)}
 	case err != nil:
-		return Result{}, fmt.Errorf("signatures of %s@%s: %w", repo, shortDigest(digest), err)
+		return verify.Result{}, fmt.Errorf("signatures of %s@%s: %w", repo, image.Short(digest), err)
 	default:
 		r, err := p.check(ctx, src, repo, digest, raw, sigDigest)
 		if !errors.As(err, &tagFail) {
 			return r, err
 		}
 	}
-	rs, ok := src.(ReferrerSource)
-	if !ok {
-		return Result{}, tagFail
+	if reg.Referrers == nil {
+		return verify.Result{}, tagFail
 	}
-	r, err := p.referrers(ctx, rs, repo, digest)
-	var refFail *Failure
+	r, err := p.referrers(ctx, reg, repo, digest)
+	var refFail *verify.Failure
 	if !errors.As(err, &refFail) {
 		return r, err
 	}
-	if rank(refFail.Reason) > rank(tagFail.Reason) {
-		return Result{}, refFail
+	if verify.Rank(refFail.Reason) > verify.Rank(tagFail.Reason) {
+		return verify.Result{}, refFail
 	}
-	if tagFail.Reason == Unsigned && refFail.Reason == Unsigned {
-		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: tagFail.Detail + ", none as a referrer"}
+	if tagFail.Reason == verify.Unsigned && refFail.Reason == verify.Unsigned {
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: tagFail.Detail + ", none as a referrer"}
 	}
-	return Result{}, tagFail
+	return verify.Result{}, tagFail
 }
 
 // Recheck verifies repo@digest again from the signature manifest a lock
 // recorded (sigDigest): by digest, so a warm cache answers it without a
 // request, and a tag re-pushed since changes nothing. The manifest is the
 // tag scheme's or a referrer holding a Sigstore bundle.
-func (p *Policy) Recheck(ctx context.Context, src Source, repo, digest, sigDigest string) (Result, error) {
+func (p *Policy) Recheck(ctx context.Context, reg Registry, repo, digest, sigDigest string) (verify.Result, error) {
 	if sigDigest == "" {
-		return p.Verify(ctx, src, repo, digest)
+		return p.Verify(ctx, reg, repo, digest)
 	}
+	src := reg.Source
 	raw, got, err := src.Manifest(ctx, repo, sigDigest)
 	if errors.Is(err, image.ErrNotFound) {
-		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "the recorded signature " + shortDigest(sigDigest) + " is gone from the registry"}
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "the recorded signature " + image.Short(sigDigest) + " is gone from the registry"}
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("signature %s of %s: %w", shortDigest(sigDigest), repo, err)
+		return verify.Result{}, fmt.Errorf("signature %s of %s: %w", image.Short(sigDigest), repo, err)
 	}
 	if m, err := v1.ParseManifest(bytes.NewReader(raw)); err == nil && isBundleManifest(m) {
 		return p.checkBundle(ctx, src, repo, digest, m, got)
@@ -101,14 +103,14 @@ func (p *Policy) Recheck(ctx context.Context, src Source, repo, digest, sigDiges
 // verifies and that names digest wins; else the most
 // telling failure (another digest, then an untrusted signer, then a
 // malformed signature).
-func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw []byte, sigDigest string) (Result, error) {
+func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw []byte, sigDigest string) (verify.Result, error) {
 	m, err := v1.ParseManifest(bytes.NewReader(raw))
 	if err != nil {
-		return Result{}, &Failure{Digest: digest, Reason: BadSignature, Detail: "signature manifest " + shortDigest(sigDigest) + " is not an image manifest"}
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: "signature manifest " + image.Short(sigDigest) + " is not an image manifest"}
 	}
-	var worst *Failure
-	note := func(f *Failure) {
-		if worst == nil || rank(f.Reason) > rank(worst.Reason) {
+	var worst *verify.Failure
+	note := func(f *verify.Failure) {
+		if worst == nil || verify.Rank(f.Reason) > verify.Rank(worst.Reason) {
 			worst = f
 		}
 	}
@@ -119,22 +121,22 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 		}
 		sig, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil || len(sig) == 0 {
-			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "signature annotation is not base64"})
+			note(&verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: "signature annotation is not base64"})
 			continue
 		}
 		body, err := src.Blob(ctx, repo, l.Digest.String())
 		if errors.Is(err, image.ErrNotFound) {
-			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "signed payload " + shortDigest(l.Digest.String()) + " is missing"})
+			note(&verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: "signed payload " + image.Short(l.Digest.String()) + " is missing"})
 			continue
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("signed payload of %s: %w", repo, err)
+			return verify.Result{}, fmt.Errorf("signed payload of %s: %w", repo, err)
 		}
-		method, signer, who := MethodCosignKey, "", ""
+		method, signer, who := verify.MethodCosignKey, "", ""
 		if p.keyless != nil {
 			e, f := tagLayer(digest, l.Annotations, sig, body)
 			if f == nil {
-				method = MethodCosignKeyless
+				method = verify.MethodCosignKeyless
 				signer, f = p.keyless.verify(digest, e, sgverify.WithArtifact(bytes.NewReader(body)))
 				who = signer
 			}
@@ -146,9 +148,9 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 			k, ok := p.verifies(sig, body)
 			if !ok {
 				if !p.wellFormed(sig) {
-					note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signature is malformed"})
+					note(&verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: "the signature is malformed"})
 				} else {
-					note(&Failure{Digest: digest, Reason: UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): signed by another key, or altered since", len(p.keys))})
+					note(&verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("verifies under none of the %d configured key(s): signed by another key, or altered since", len(p.keys))})
 				}
 				continue
 			}
@@ -156,31 +158,19 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 		}
 		var sci payload.SimpleContainerImage
 		if err := json.Unmarshal(body, &sci); err != nil || sci.Critical.Type != payload.CosignSignatureType {
-			note(&Failure{Digest: digest, Reason: BadSignature, Detail: "the signed payload is not a cosign simple-signing document"})
+			note(&verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: "the signed payload is not a cosign simple-signing document"})
 			continue
 		}
 		if got := sci.Critical.Image.DockerManifestDigest; got != digest {
-			note(&Failure{Digest: digest, Reason: OtherDigest, Detail: "signed by " + who + " for " + shortDigest(got)})
+			note(&verify.Failure{Digest: digest, Reason: verify.OtherDigest, Detail: "signed by " + who + " for " + image.Short(got)})
 			continue
 		}
-		return Result{Method: method, Signer: signer, Signature: sigDigest}, nil
+		return verify.Result{Method: method, Signer: signer, Signature: sigDigest}, nil
 	}
 	if worst == nil {
-		return Result{}, &Failure{Digest: digest, Reason: Unsigned, Detail: "signature manifest " + shortDigest(sigDigest) + " holds no cosign signature"}
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "signature manifest " + image.Short(sigDigest) + " holds no cosign signature"}
 	}
-	return Result{}, worst
-}
-
-func rank(r Reason) int {
-	switch r {
-	case OtherDigest:
-		return 3
-	case UntrustedSigner:
-		return 2
-	case BadSignature:
-		return 1
-	}
-	return 0
+	return verify.Result{}, worst
 }
 
 // verifies returns the first key whose signature over body sig is.
