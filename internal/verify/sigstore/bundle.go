@@ -1,13 +1,11 @@
 package sigstore
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -31,11 +29,6 @@ const (
 	// A bundle with another predicate is an attestation, not a
 	// signature, and does not count.
 	SignPredicate = "https://sigstore.dev/cosign/sign/v1"
-	// emptyMediaType is the media type of the empty config an artifact
-	// manifest names.
-	emptyMediaType = "application/vnd.oci.empty.v1+json"
-	// maxBundles bounds the bundles read per image.
-	maxBundles = 8
 )
 
 func isBundleType(t string) bool {
@@ -47,62 +40,6 @@ func isBundleManifest(m *v1.Manifest) bool {
 		return true
 	}
 	return len(m.Layers) == 1 && isBundleType(string(m.Layers[0].MediaType))
-}
-
-// referrers weighs the Sigstore bundles that refer to repo@digest, in
-// digest order, at most maxBundles of them: one that verifies wins, else
-// the most telling failure.
-func (p *Policy) referrers(ctx context.Context, reg Registry, repo, digest string) (verify.Result, error) {
-	src := reg.Source
-	none := &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "no Sigstore bundle refers to it"}
-	raw, err := reg.Referrers.Referrers(ctx, repo, digest)
-	if errors.Is(err, image.ErrNotFound) {
-		return verify.Result{}, none
-	}
-	if err != nil {
-		return verify.Result{}, fmt.Errorf("referrers of %s@%s: %w", repo, image.Short(digest), err)
-	}
-	idx, err := v1.ParseIndexManifest(bytes.NewReader(raw))
-	if err != nil {
-		return verify.Result{}, fmt.Errorf("referrers of %s@%s: not an image index: %w", repo, image.Short(digest), err)
-	}
-	// A registry that fills artifactType from the config's media type
-	// (as go-containerregistry's in-memory one does) names a bundle by the
-	// empty config's: such a referrer is read, and weighed if it holds a
-	// bundle.
-	descs := slices.DeleteFunc(slices.Clone(idx.Manifests), func(d v1.Descriptor) bool {
-		return !isBundleType(d.ArtifactType) && d.ArtifactType != emptyMediaType
-	})
-	slices.SortFunc(descs, func(a, b v1.Descriptor) int { return strings.Compare(a.Digest.String(), b.Digest.String()) })
-	if len(descs) > maxBundles {
-		descs = descs[:maxBundles]
-	}
-	var worst *verify.Failure
-	for _, d := range descs {
-		mraw, got, err := src.Manifest(ctx, repo, d.Digest.String())
-		if errors.Is(err, image.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return verify.Result{}, fmt.Errorf("referrer %s of %s: %w", image.Short(d.Digest.String()), repo, err)
-		}
-		m, err := v1.ParseManifest(bytes.NewReader(mraw))
-		if err != nil || !isBundleManifest(m) {
-			continue
-		}
-		r, err := p.checkBundle(ctx, src, repo, digest, m, got)
-		var f *verify.Failure
-		if !errors.As(err, &f) {
-			return r, err
-		}
-		if worst == nil || verify.Rank(f.Reason) > verify.Rank(worst.Reason) {
-			worst = f
-		}
-	}
-	if worst == nil {
-		return verify.Result{}, none
-	}
-	return verify.Result{}, worst
 }
 
 // statement is what pin reads of an in-toto statement before verifying

@@ -32,15 +32,16 @@ func SignatureTag(digest string) string {
 
 // Verify checks the signatures of repo@digest: first under cosign's tag
 // scheme, then, when that finds none that verifies and reg lists
-// referrers, the Sigstore bundles that refer to digest (OCI 1.1). A
+// referrers, the signatures that refer to digest (OCI 1.1: classic cosign
+// signatures and Sigstore bundles). A
 // verdict against the image is a *verify.Failure (the most telling one of
 // both); any other error is the registry's (the image may be signed, it
 // could not be told).
 //
 // Cost: the .sig tag (cold a manifest GET and a blob GET per signature
 // layer; warm a HEAD); when that yields no verified signature, the
-// referrers (one GET, two without the API) and, per bundle, a manifest
-// and a blob GET by digest (cached: warm, nothing).
+// referrers (one GET, two without the API) and, per signature referrer,
+// a manifest and a blob GET by digest (cached: warm, nothing).
 func (p *Policy) Verify(ctx context.Context, reg Registry, repo, digest string) (verify.Result, error) {
 	src := reg.Source
 	if !strings.HasPrefix(digest, "sha256:") {
@@ -71,7 +72,10 @@ func (p *Policy) Verify(ctx context.Context, reg Registry, repo, digest string) 
 		return verify.Result{}, refFail
 	}
 	if tagFail.Reason == verify.Unsigned && refFail.Reason == verify.Unsigned {
-		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: tagFail.Detail + ", none as a referrer"}
+		if refFail.Detail == noReferrerDetail {
+			return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: tagFail.Detail + ", none as a referrer"}
+		}
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: tagFail.Detail + "; " + refFail.Detail}
 	}
 	return verify.Result{}, tagFail
 }
@@ -79,7 +83,8 @@ func (p *Policy) Verify(ctx context.Context, reg Registry, repo, digest string) 
 // Recheck verifies repo@digest again from the signature manifest a lock
 // recorded (sigDigest): by digest, so a warm cache answers it without a
 // request, and a tag re-pushed since changes nothing. The manifest is the
-// tag scheme's or a referrer holding a Sigstore bundle.
+// tag scheme's, a classic signature referrer, or a referrer holding a
+// Sigstore bundle.
 func (p *Policy) Recheck(ctx context.Context, reg Registry, repo, digest, sigDigest string) (verify.Result, error) {
 	if sigDigest == "" {
 		return p.Verify(ctx, reg, repo, digest)

@@ -218,36 +218,65 @@ func marshalBundle(t testing.TB, vm *protobundle.VerificationMaterial, env *dsse
 // referrer's digest.
 func PushBundle(t testing.TB, repo, digest string, bundle []byte) string {
 	t.Helper()
+	empty := static.NewLayer([]byte("{}"), "application/vnd.oci.empty.v1+json")
+	layer := static.NewLayer(bundle, sigstore.BundleMediaType)
+	return PushReferrer(t, repo, digest, sigstore.BundleMediaType, empty, layer, nil,
+		map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": sigstore.SignPredicate})
+}
+
+// PushClassicReferrer attaches a classic cosign signature of payload to
+// repo@digest as "cosign sign --registry-referrers-mode=oci-1-1" does: the
+// tag scheme's signature manifest, with artifactType and config media type
+// sigstore.SignatureArtifactType and the image as its subject. It returns
+// the referrer's digest.
+func PushClassicReferrer(t testing.TB, repo, digest string, payload, sig []byte) string {
+	t.Helper()
+	config := static.NewLayer([]byte("{}"), sigstore.SignatureArtifactType)
+	layer := static.NewLayer(payload, "application/vnd.dev.cosign.simplesigning.v1+json")
+	return PushReferrer(t, repo, digest, sigstore.SignatureArtifactType, config, layer,
+		map[string]string{sigstore.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)}, nil)
+}
+
+// PushReferrer attaches to repo@digest a manifest of artifactType, with
+// config and one layer (annotated layerAnn), annotations ann, and the
+// image as its subject. It returns the referrer's digest.
+func PushReferrer(t testing.TB, repo, digest, artifactType string, config, layer v1.Layer, layerAnn, ann map[string]string) string {
+	t.Helper()
 	r, err := name.NewRepository(repo, name.Insecure)
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty := static.NewLayer([]byte("{}"), "application/vnd.oci.empty.v1+json")
-	layer := static.NewLayer(bundle, sigstore.BundleMediaType)
-	for _, l := range []v1.Layer{empty, layer} {
+	for _, l := range []v1.Layer{config, layer} {
 		if err := remote.WriteLayer(r, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	desc := func(l v1.Layer) map[string]any {
+	desc := func(l v1.Layer, ann map[string]string) map[string]any {
 		d, _ := l.Digest()
 		sz, _ := l.Size()
 		mt, _ := l.MediaType()
-		return map[string]any{"mediaType": mt, "digest": d.String(), "size": sz}
+		out := map[string]any{"mediaType": mt, "digest": d.String(), "size": sz}
+		if len(ann) > 0 {
+			out["annotations"] = ann
+		}
+		return out
 	}
 	subject, err := remote.Head(r.Digest(digest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"schemaVersion": 2,
 		"mediaType":     types.OCIManifestSchema1,
-		"artifactType":  sigstore.BundleMediaType,
-		"config":        desc(empty),
-		"layers":        []any{desc(layer)},
+		"artifactType":  artifactType,
+		"config":        desc(config, nil),
+		"layers":        []any{desc(layer, layerAnn)},
 		"subject":       map[string]any{"mediaType": subject.MediaType, "digest": subject.Digest.String(), "size": subject.Size},
-		"annotations":   map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": sigstore.SignPredicate},
-	})
+	}
+	if len(ann) > 0 {
+		fields["annotations"] = ann
+	}
+	m, _ := json.Marshal(fields)
 	h, _, _ := v1.SHA256(bytes.NewReader(m))
 	if err := remote.Put(r.Digest(h.String()), rawManifest{m, types.OCIManifestSchema1}); err != nil {
 		t.Fatal(err)
