@@ -9,20 +9,24 @@ import (
 
 var verifySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "keys"}, {Name: "issuer"}, {Name: "subject"}, {Name: "subject_regex"}, {Name: "trusted_root"},
+	{Name: "match_repository"},
 }}
 
 // Verify is a verify block: the signatures an image needs to win. Keys
 // are cosign public keys (PEM files, absolute); or Issuer with Subject or
 // SubjectRegex names a keyless signer, checked against TrustedRoot (a
-// Sigstore trusted-root JSON file). Room is left for other methods
-// (Notation) as further attributes.
+// Sigstore trusted-root JSON file). MatchRepository also requires what
+// was signed to name the module's repository (off by default, as in
+// cosign). Room is left for other methods (Notation) as further
+// attributes.
 type Verify struct {
-	Keys         []string
-	Issuer       string
-	Subject      string
-	SubjectRegex *regexp.Regexp
-	TrustedRoot  string
-	DeclRange    hcl.Range
+	Keys            []string
+	Issuer          string
+	Subject         string
+	SubjectRegex    *regexp.Regexp
+	TrustedRoot     string
+	MatchRepository bool
+	DeclRange       hcl.Range
 }
 
 // verifyBlock reads a verify block of a module or a registry; paths are
@@ -35,6 +39,7 @@ func verifyBlock(b *hcl.Block, dir, owner string) (*Verify, hcl.Diagnostics) {
 	diags = append(diags, str(a["issuer"], &v.Issuer)...)
 	diags = append(diags, str(a["subject"], &v.Subject)...)
 	diags = append(diags, str(a["trusted_root"], &v.TrustedRoot)...)
+	diags = append(diags, boolean(a["match_repository"], &v.MatchRepository)...)
 	var re string
 	diags = append(diags, str(a["subject_regex"], &re)...)
 	if re != "" {

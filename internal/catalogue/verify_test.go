@@ -8,7 +8,8 @@ import (
 
 // TestVerifyBlocks: a module's verify block wins over its registry's,
 // which the registry's other modules inherit; key paths are taken from
-// the catalogue's folder; bad blocks say what to write.
+// the catalogue's folder; match_repository is off unless set; bad blocks
+// say what to write.
 func TestVerifyBlocks(t *testing.T) {
 	src := `
 registry "registry.example.org" {
@@ -24,7 +25,8 @@ module "own" {
   image  = "registry.example.org/b"
   policy = "track-upstream"
   verify {
-    keys = ["/abs/own.pub"]
+    keys             = ["/abs/own.pub"]
+    match_repository = true
   }
 }
 module "none" {
@@ -36,10 +38,10 @@ module "none" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if v := c.Module("inherits").Verify; v == nil || len(v.Keys) != 1 || v.Keys[0] != "/cat/keys/registry.pub" {
+	if v := c.Module("inherits").Verify; v == nil || len(v.Keys) != 1 || v.Keys[0] != "/cat/keys/registry.pub" || v.MatchRepository {
 		t.Errorf("inherits: %+v", v)
 	}
-	if v := c.Module("own").Verify; v == nil || v.Keys[0] != "/abs/own.pub" {
+	if v := c.Module("own").Verify; v == nil || v.Keys[0] != "/abs/own.pub" || !v.MatchRepository {
 		t.Errorf("own: %+v", v)
 	}
 	if v := c.Module("none").Verify; v != nil {

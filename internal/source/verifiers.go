@@ -67,7 +67,7 @@ func (r *Registries) policy(v *catalogue.Verify) (*sigstore.Policy, error) {
 		return p.p, p.err
 	}
 	p, err := sigstore.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject,
-		SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot})
+		SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot, MatchRepository: v.MatchRepository})
 	r.policies[v] = policy{p: p, err: err}
 	return p, err
 }

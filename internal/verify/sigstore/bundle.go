@@ -47,6 +47,7 @@ func isBundleManifest(m *v1.Manifest) bool {
 type statement struct {
 	PredicateType string `json:"predicateType"`
 	Subject       []struct {
+		Name   string            `json:"name"`
 		Digest map[string]string `json:"digest"`
 	} `json:"subject"`
 }
@@ -95,6 +96,17 @@ func (p *Policy) checkBundle(ctx context.Context, src Source, repo, digest strin
 	}
 	method, signer, f := p.verifyBundle(digest, &b, artifactDigest(digest))
 	if f == nil {
+		// The subjects that name this digest name the repository, if any.
+		var names []string
+		for _, sub := range st.Subject {
+			if "sha256:"+sub.Digest["sha256"] == digest {
+				names = append(names, sub.Name)
+			}
+		}
+		if f := p.otherRepository(digest, repo, signer, names); f != nil {
+			f.Detail = "referrer " + image.Short(sigDigest) + ": " + f.Detail
+			return verify.Result{}, f
+		}
 		return verify.Result{Method: method, Signer: signer, Signature: sigDigest}, nil
 	}
 	// A statement about another image: say so when it otherwise verifies.

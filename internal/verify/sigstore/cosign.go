@@ -105,9 +105,9 @@ func (p *Policy) Recheck(ctx context.Context, reg Registry, repo, digest, sigDig
 
 // check weighs every signature layer of a signature manifest: one that a
 // configured key (or the keyless identity, against the trusted root)
-// verifies and that names digest wins; else the most
-// telling failure (another digest, then an untrusted signer, then a
-// malformed signature).
+// verifies and that names digest (and, under MatchRepository, repo)
+// wins; else the most telling failure (another digest, another
+// repository, then an untrusted signer, then a malformed signature).
 func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw []byte, sigDigest string) (verify.Result, error) {
 	m, err := v1.ParseManifest(bytes.NewReader(raw))
 	if err != nil {
@@ -168,6 +168,10 @@ func (p *Policy) check(ctx context.Context, src Source, repo, digest string, raw
 		}
 		if got := sci.Critical.Image.DockerManifestDigest; got != digest {
 			note(&verify.Failure{Digest: digest, Reason: verify.OtherDigest, Detail: "signed by " + who + " for " + image.Short(got)})
+			continue
+		}
+		if f := p.otherRepository(digest, repo, who, []string{sci.Critical.Identity.DockerReference}); f != nil {
+			note(f)
 			continue
 		}
 		return verify.Result{Method: method, Signer: signer, Signature: sigDigest}, nil

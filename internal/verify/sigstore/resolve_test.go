@@ -103,7 +103,7 @@ module "plain" {
 func verifiers(reg sigstore.Registry) func(*catalogue.Module) (resolve.Verifier, error) {
 	return func(m *catalogue.Module) (resolve.Verifier, error) {
 		v := m.Verify
-		p, err := sigstore.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject, SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot})
+		p, err := sigstore.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject, SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot, MatchRepository: v.MatchRepository})
 		if err != nil {
 			return nil, err
 		}
