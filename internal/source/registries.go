@@ -95,7 +95,7 @@ func (r *Registries) For(repo string) resolve.Registry {
 			opts.TLS = registry.TLSFiles{CAFile: conf.CAFile, CertFile: conf.ClientCert, KeyFile: conf.ClientKey}
 		}
 		rem := registry.NewRemote(opts)
-		s, sig = rem, sigstore.Registry{Source: rem, Referrers: rem}
+		s, sig = rem, sigstore.Registry{Source: rem, Referrers: rem, Heads: rem}
 	}
 	r.src[regHost] = s
 	if s != nil {

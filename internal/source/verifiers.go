@@ -12,10 +12,12 @@ import (
 
 // What each registry client offers signature verification: every one
 // serves manifests and blobs; Remote and Offline list referrers too (an
-// OCI layout mirror does not: the tag scheme alone is read from it).
+// OCI layout mirror does not: the tag scheme alone is read from it); only
+// Remote can say what the registry serves now (Heads).
 var (
 	_ sigstore.Source    = (*registry.Remote)(nil)
 	_ sigstore.Referrers = (*registry.Remote)(nil)
+	_ sigstore.Heads     = (*registry.Remote)(nil)
 	_ sigstore.Source    = registry.Offline{}
 	_ sigstore.Referrers = registry.Offline{}
 	_ sigstore.Source    = (*registry.Layout)(nil)

@@ -81,8 +81,10 @@ func (p *Policy) Verify(ctx context.Context, reg Registry, repo, digest string) 
 }
 
 // Recheck verifies repo@digest again from the signature manifest a lock
-// recorded (sigDigest): by digest, so a warm cache answers it without a
-// request, and a tag re-pushed since changes nothing. The manifest is the
+// recorded (sigDigest): by digest, so a tag re-pushed since changes
+// nothing and a warm cache holds its content; when reg has Heads, one
+// HEAD asks whether the registry still serves it (a signature deleted
+// there is gone, whatever the cache holds). The manifest is the
 // tag scheme's, a classic signature referrer, or a referrer holding a
 // Sigstore bundle.
 func (p *Policy) Recheck(ctx context.Context, reg Registry, repo, digest, sigDigest string) (verify.Result, error) {
@@ -90,9 +92,23 @@ func (p *Policy) Recheck(ctx context.Context, reg Registry, repo, digest, sigDig
 		return p.Verify(ctx, reg, repo, digest)
 	}
 	src := reg.Source
+	gone := func() (verify.Result, error) {
+		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "the recorded signature " + image.Short(sigDigest) + " is gone from the registry"}
+	}
+	if reg.Heads != nil {
+		// Its content never changes, and the cache may hold it; whether
+		// the registry still serves it is asked.
+		_, err := reg.Heads.Head(ctx, repo, sigDigest)
+		if errors.Is(err, image.ErrNotFound) {
+			return gone()
+		}
+		if err != nil {
+			return verify.Result{}, fmt.Errorf("signature %s of %s: %w", image.Short(sigDigest), repo, err)
+		}
+	}
 	raw, got, err := src.Manifest(ctx, repo, sigDigest)
 	if errors.Is(err, image.ErrNotFound) {
-		return verify.Result{}, &verify.Failure{Digest: digest, Reason: verify.Unsigned, Detail: "the recorded signature " + image.Short(sigDigest) + " is gone from the registry"}
+		return gone()
 	}
 	if err != nil {
 		return verify.Result{}, fmt.Errorf("signature %s of %s: %w", image.Short(sigDigest), repo, err)

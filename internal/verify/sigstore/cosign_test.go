@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/internal/testenv"
@@ -129,6 +131,40 @@ func testCosignKey(t *testing.T, host string) {
 	}
 	if _, err := pol.Verify(ctx, both(src), repo, signed); !errors.As(err, &f) || f.Reason != verify.OtherDigest {
 		t.Errorf("Verify after the tag moved: %v, want signature for another digest", err)
+	}
+
+	// Asked whether the registry still serves it: one HEAD, warm.
+	asking := sigstore.Registry{Source: src, Referrers: src, Heads: src}
+	before = total(counter)
+	if _, err := pol.Recheck(ctx, asking, repo, signed, sigDigest); err != nil {
+		t.Fatal(err)
+	}
+	if got := total(counter) - before; got != 1 {
+		t.Errorf("warm Recheck with Heads sent %d requests, want 1 (a HEAD): %v", got, counter.Summary())
+	}
+	// The signature deleted from the registry: the cache still holds
+	// its content, the HEAD says it is gone.
+	deleteManifest(t, repo, sigDigest)
+	if _, err := pol.Recheck(ctx, both(src), repo, signed, sigDigest); err != nil {
+		t.Errorf("Recheck from the cache after the signature was deleted: %v", err)
+	}
+	_, err = pol.Recheck(ctx, asking, repo, signed, sigDigest)
+	if !errors.As(err, &f) || f.Reason != verify.Unsigned || !strings.Contains(f.Detail, "is gone from the registry") {
+		t.Errorf("Recheck with Heads after the signature was deleted: %v, want unsigned, gone from the registry", err)
+	}
+}
+
+// deleteManifest deletes repo@digest from its registry, as "crane delete"
+// does (distribution needs storage.delete.enabled, which scripts/test
+// sets).
+func deleteManifest(t *testing.T, repo, digest string) {
+	t.Helper()
+	ref, err := name.NewDigest(repo+"@"+digest, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Delete(ref); err != nil {
+		t.Fatalf("deleting %s: %v", ref, err)
 	}
 }
 

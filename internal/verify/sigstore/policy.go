@@ -40,12 +40,24 @@ type Referrers interface {
 	Referrers(ctx context.Context, repo, digest string) ([]byte, error)
 }
 
-// Registry is where signatures are read: a Source, and its Referrers
-// when it lists them (nil: the tag scheme alone is read, as from an OCI
-// layout mirror).
+// Heads asks a registry what it serves now, with one HEAD request and
+// nothing cached: internal/registry's Remote.
+type Heads interface {
+	// Head returns the manifest digest ref names now, or an error
+	// wrapping image.ErrNotFound when it names nothing.
+	Head(ctx context.Context, repo, ref string) (string, error)
+}
+
+// Registry is where signatures are read: a Source; its Referrers when it
+// lists them (nil: the tag scheme alone is read, as from an OCI layout
+// mirror); and its Heads when it can be asked what it serves now (nil
+// for the cache and a layout, which hold what they hold): a recorded
+// signature, whose content the cache keeps, is asked for by a HEAD, for
+// a signature deleted from the registry is lost.
 type Registry struct {
 	Source    Source
 	Referrers Referrers
+	Heads     Heads
 }
 
 // Policy is a loaded verify.Spec: keys read and parsed, or a trusted root
