@@ -100,6 +100,7 @@ func format(b writer, l *Lock) {
 		run.add("verified", m.Verified)
 		run.add("signer", m.Signer)
 		run.add("signature", m.Signature)
+		run.add("allow_unverified", m.AllowUnverified)
 		if hosts := tagList(m.Hosts); len(hosts) > 0 {
 			run.addList("hosts", hosts)
 		}

@@ -70,3 +70,29 @@ func verifyBlock(b *hcl.Block, dir, owner string) (*Verify, hcl.Diagnostics) {
 	}
 	return v, diags
 }
+
+// allowUnverified reads a module's allow_unverified: a reason in words,
+// as allow_downgrade's, for it goes into the lock.
+func allowUnverified(a *hcl.Attribute, m *Module) hcl.Diagnostics {
+	if a == nil {
+		return nil
+	}
+	diags := str(a, &m.AllowUnverified)
+	r := a.Expr.Range()
+	m.allowUnverifiedAt = &r
+	if !diags.HasErrors() && !HasWords(m.AllowUnverified) {
+		diags = append(diags, errorf(r, "Empty reason to keep an unverified image",
+			"allow_unverified takes the reason, in words (letters or digits), to keep module %q's locked image once it can no longer be verified (its signature deleted, its key rotated out, its identity changed), and the reason goes into the lock; this one has none: it is blank, or only spaces or characters nobody sees. Write the reason, or remove allow_unverified.", m.Name))
+	}
+	return diags
+}
+
+// unverifiedWithoutPolicy: allow_unverified on a module with no verify
+// policy (its own block, or its registry's) would accept nothing.
+func unverifiedWithoutPolicy(m *Module) hcl.Diagnostics {
+	if m.allowUnverifiedAt == nil || m.Verify != nil {
+		return nil
+	}
+	return hcl.Diagnostics{errorf(*m.allowUnverifiedAt, "allow_unverified without a verify policy",
+		"Module %q has allow_unverified but no verify block (of its own, or of its registry's): no image of it is verified, so there is nothing to keep unverified. Add a verify block, or remove allow_unverified.", m.Name)}
+}

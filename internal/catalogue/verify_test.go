@@ -103,3 +103,38 @@ module "web" {
 		t.Errorf("web: %+v", v)
 	}
 }
+
+// TestAllowUnverified: allow_unverified is a reason in words, and needs a
+// verify policy to keep anything (the module's own, or its registry's).
+func TestAllowUnverified(t *testing.T) {
+	src := `
+registry "registry.example.org" {
+  verify {
+    keys = ["cosign.pub"]
+  }
+}
+module "inherits" {
+  image            = "registry.example.org/a"
+  policy           = "track-upstream"
+  allow_unverified = "the vendor deleted 1.4.2's signature by mistake; re-signing asked in SUP-1234"
+}
+`
+	c, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if m := c.Module("inherits"); !strings.HasPrefix(m.AllowUnverified, "the vendor deleted") || m.Verify == nil {
+		t.Errorf("inherits: %q, verify %v", m.AllowUnverified, m.Verify)
+	}
+	for _, tt := range []struct{ image, value, want string }{
+		{"registry.example.org/m", `"\u200b"`, "Empty reason to keep an unverified image"},
+		{"registry.example.org/m", `"  "`, "Empty reason to keep an unverified image"},
+		{"other.example.org/m", `"why"`, "allow_unverified without a verify policy"},
+	} {
+		src := src + "module \"m\" {\n  image  = \"" + tt.image + "\"\n  policy = \"track-upstream\"\n  allow_unverified = " + tt.value + "\n}\n"
+		_, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte(src)})
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), tt.want) || diags[0].Subject == nil || diags[0].Subject.Start.Line != 15 {
+			t.Errorf("%s %s: want %q at line 15, got %v", tt.image, tt.value, tt.want, diags)
+		}
+	}
+}
