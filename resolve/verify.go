@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
@@ -105,8 +106,13 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 		r, err = v.v.Recheck(ctx, m.Image, img.Digest, sig)
 		if errors.As(err, &f) {
 			// The recorded signature no longer verifies (the policy
-			// changed, or it is gone): look for signatures afresh.
+			// changed, or it is gone): look for signatures afresh. When
+			// none is found, what became of the recorded one is said too.
+			rechecked := f
 			r, err = v.v.Verify(ctx, m.Image, img.Digest)
+			if errors.As(err, &f) && f.Reason == verify.Unsigned {
+				err = &verify.Failure{Digest: f.Digest, Reason: rechecked.Reason, Detail: rechecked.Detail + "; afresh: " + f.Detail}
+			}
 		}
 	} else {
 		r, err = v.v.Verify(ctx, m.Image, img.Digest)
@@ -144,6 +150,14 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 	}
 	_, err := dc.ver.check(ctx, dc.m, img)
 	var f *verify.Failure
+	if errors.As(err, &f) && staked(dc.m, dc.old, img.Digest) {
+		// The image the previous entry staked: its verification is lost,
+		// which the catalogue may accept (stamp then records the words).
+		if r := dc.lost(img, f); r != nil {
+			return r
+		}
+		return nil
+	}
 	if errors.As(err, &f) {
 		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
 			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
@@ -195,11 +209,15 @@ func (dc *decider) newestVerified(ctx context.Context, tags []string, f Filters,
 
 // stamp records on e how its image was verified, and, where the image
 // locked is a floor that fails verification (what runs stays a floor
-// whether signed or not), reports it instead.
+// whether signed or not), reports it instead. When e's image is the one
+// the previous entry staked (verified, or kept by allow_unverified) and
+// it fails, its verification is lost: a *Refusal, unless the catalogue's
+// allow_unverified keeps it, whose words e then records.
 func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 	if e == nil {
 		return nil
 	}
+	e.AllowUnverified = ""
 	if dc.ver == nil {
 		e.Verified, e.Signer, e.Signature = "", "", ""
 		return nil
@@ -213,13 +231,27 @@ func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 			return err
 		}
 	}
-	r, err := dc.floorVerified(ctx, image.Image{Repository: e.Image, Tag: e.Tag, Digest: e.Digest})
+	img := image.Image{Repository: e.Image, Tag: e.Tag, Digest: e.Digest}
+	r, err := dc.floorVerified(ctx, img)
 	if err != nil {
 		return err
 	}
 	e.Verified, e.Signer, e.Signature = r.Method, r.Signer, r.Signature
+	if r.Method == "" && staked(dc.m, dc.old, e.Digest) {
+		if r := dc.lost(img, dc.ver.failed[e.Digest]); r != nil {
+			return r
+		}
+		e.AllowUnverified = dc.m.AllowUnverified
+		if !strings.Contains(e.Reason, unverifiedText) {
+			e.Reason += unverifiedText + e.AllowUnverified
+		}
+	}
 	return nil
 }
+
+// unverifiedText opens, in an entry's reason, the words that keep its
+// image unverified.
+const unverifiedText = "; no longer verified, kept unverified: "
 
 // floorVerified verifies img, recording a failure as a floor's: a zero
 // Result and no error.

@@ -92,12 +92,27 @@ func verifyInput(t *testing.T, policy, pin, running, upstream, options string, f
 	return in
 }
 
-// verifiedEntry is a previous lock entry of word w, verified as fake
-// records it.
-func verifiedEntry(policy, w, signer string) *lock.Module {
+// verifiedEntry is a previous lock entry of word w, verified by signer
+// with the signature manifest sig (sigOf(w) when "").
+func verifiedEntry(policy, w, signer, sig string) *lock.Module {
 	img := word(repo, w)
-	return &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Source: lock.SourceUpstream, Reason: "r",
-		Verified: verify.MethodCosignKey, Signer: signer, Signature: sigOf(w)}
+	if sig == "" {
+		sig = sigOf(w)
+	}
+	source := lock.SourceUpstream
+	if policy != "track-upstream" {
+		source = lock.SourcePin
+	}
+	return &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Source: source, Reason: "r",
+		Verified: verify.MethodCosignKey, Signer: signer, Signature: sig}
+}
+
+// keptEntry is a previous lock entry of word w kept unverified by the
+// words why.
+func keptEntry(policy, w, why string) *lock.Module {
+	e := verifiedEntry(policy, w, "", "")
+	e.Verified, e.Signer, e.Signature, e.AllowUnverified = "", "", "", why
+	return e
 }
 
 // TestVerifyDecisions: how a verify policy bears on each policy's choice,
@@ -109,6 +124,7 @@ func TestVerifyDecisions(t *testing.T) {
 		policy, pin, run, up, opt string
 		signed                    map[string]string
 		old                       *lock.Module
+		allow                     string // the catalogue's allow_unverified
 		want                      string // the locked tag and how, or "refuse:<kind>", or "error"
 		skipped, floors, contains string
 	}{
@@ -133,8 +149,41 @@ func TestVerifyDecisions(t *testing.T) {
 		{name: "a registry error is no verdict", policy: "exact", pin: "1.2.0", run: "-", up: "-",
 			signed: map[string]string{"1.2.0": "registry down"}, want: "error", contains: "connection refused"},
 		{name: "the recorded signature answers first", policy: "track-upstream", pin: "-", run: "-", up: "1.1.0,1.2.0",
-			signed: map[string]string{"1.2.0": "key:K"}, old: verifiedEntry("track-upstream", "1.2.0", "K"),
+			signed: map[string]string{"1.2.0": "key:K"}, old: verifiedEntry("track-upstream", "1.2.0", "K", ""),
 			want: "1.2.0 cosign-key K sha256:sig-1.2.0"},
+
+		// Losing verification is said out loud.
+		{name: "a deleted signature is refused", policy: "track-upstream", pin: "-", run: "-", up: "1.1.0,1.2.0",
+			signed: map[string]string{"1.1.0": "key:K"}, old: verifiedEntry("track-upstream", "1.2.0", "K", ""),
+			want: "refuse:unverified", skipped: "1.2.0: unsigned", floors: "1.2.0: unsigned",
+			contains: "the locked image 1.2.0 (sha256:"},
+		{name: "allow_unverified keeps it, in the lock", policy: "track-upstream", pin: "-", run: "-", up: "1.1.0,1.2.0",
+			signed: map[string]string{"1.1.0": "key:K"}, old: verifiedEntry("track-upstream", "1.2.0", "K", ""), allow: "vendor deleted it, SUP-1",
+			want: "1.2.0 unverified allow_unverified=vendor deleted it, SUP-1", skipped: "1.2.0: unsigned", floors: "1.2.0: unsigned"},
+		{name: "a key rotated out is refused", policy: "track-upstream", pin: "-", run: "-", up: "1.2.0",
+			signed: map[string]string{"1.2.0": string(verify.UntrustedSigner)}, old: verifiedEntry("track-upstream", "1.2.0", "K", ""),
+			want: "refuse:unverified", skipped: "1.2.0: untrusted signer", floors: "1.2.0: untrusted signer", contains: "now:      untrusted signer"},
+		{name: "an exact pin that lost its signature", policy: "exact", pin: "1.2.0", run: "-", up: "-",
+			old:  verifiedEntry("exact", "1.2.0", "K", ""),
+			want: "refuse:unverified", contains: "can no longer be verified"},
+		{name: "an exact pin kept by allow_unverified", policy: "exact", pin: "1.2.0", run: "-", up: "-",
+			old: verifiedEntry("exact", "1.2.0", "K", ""), allow: "why",
+			want: "1.2.0 unverified allow_unverified=why", floors: "1.2.0: unsigned"},
+		{name: "a floating tag that lost its signature", policy: "track-upstream", pin: "-", run: "-", up: "latest", opt: "tag=latest",
+			old:  verifiedEntry("track-upstream", "latest", "K", ""),
+			want: "refuse:unverified", contains: "can no longer be verified"},
+		{name: "kept while the catalogue states the words", policy: "track-upstream", pin: "-", run: "-", up: "1.2.0",
+			old: keptEntry("track-upstream", "1.2.0", "why"), allow: "why",
+			want: "1.2.0 unverified allow_unverified=why", skipped: "1.2.0: unsigned", floors: "1.2.0: unsigned"},
+		{name: "refused once the catalogue drops the words", policy: "track-upstream", pin: "-", run: "-", up: "1.2.0",
+			old:  keptEntry("track-upstream", "1.2.0", "why"),
+			want: "refuse:unverified", skipped: "1.2.0: unsigned", floors: "1.2.0: unsigned", contains: "kept unverified by allow_unverified = \"why\""},
+		{name: "nothing lost when a newer signed image wins", policy: "track-upstream", pin: "-", run: "-", up: "1.2.0,1.3.0",
+			signed: map[string]string{"1.3.0": "key:K"}, old: verifiedEntry("track-upstream", "1.2.0", "K", ""),
+			want: "1.3.0 cosign-key K sha256:sig-1.3.0"},
+		{name: "re-signed: the new signature is recorded", policy: "track-upstream", pin: "-", run: "-", up: "1.2.0",
+			signed: map[string]string{"1.2.0": "key:K2"}, old: verifiedEntry("track-upstream", "1.2.0", "K", "sha256:sig-deleted"),
+			want: "1.2.0 cosign-key K2 sha256:sig-1.2.0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := newFakeVerifier(tt.signed)
@@ -145,6 +194,7 @@ func TestVerifyDecisions(t *testing.T) {
 			if tt.old != nil {
 				in.Old = &lock.Lock{Modules: []*lock.Module{tt.old}}
 			}
+			in.Catalogue.Modules[0].AllowUnverified = tt.allow
 			d := Resolve(context.Background(), in).Decisions[0]
 			got := ""
 			switch {
@@ -152,6 +202,8 @@ func TestVerifyDecisions(t *testing.T) {
 				got = "error"
 			case d.Refusal != nil:
 				got = "refuse:" + string(d.Refusal.Kind)
+			case d.New.Verified == "" && d.New.AllowUnverified != "":
+				got = d.New.Tag + " unverified allow_unverified=" + d.New.AllowUnverified
 			case d.New.Verified == "":
 				got = d.New.Tag + " unverified"
 			default:
@@ -179,7 +231,7 @@ func TestVerifyDecisions(t *testing.T) {
 			if s := strings.Join(floors, ", "); s != tt.floors {
 				t.Errorf("unverified floors %q, want %q", s, tt.floors)
 			}
-			if tt.old != nil && slices.Contains(fake.calls, "verify "+tt.old.Digest) {
+			if tt.old != nil && tt.old.Signature != "" && fake.recorded[tt.old.Signature] == tt.old.Digest && slices.Contains(fake.calls, "verify "+tt.old.Digest) {
 				t.Errorf("calls %v: the recorded signature verified, yet signatures were looked up afresh", fake.calls)
 			}
 		})
@@ -208,5 +260,122 @@ func TestVerifyWithoutPolicyOrVerifier(t *testing.T) {
 	in.Verifier = func(*catalogue.Module) (Verifier, error) { return nil, errors.New("verify key: no such file") }
 	if d := Resolve(context.Background(), in).Decisions[0]; d.Err == nil || !strings.Contains(d.Err.Error(), `module "svc"`) || !strings.Contains(d.Err.Error(), "no such file") {
 		t.Errorf("policy not loaded: error %v", d.Err)
+	}
+}
+
+// TestLostVerificationAtTheGates: pin plan and the enforcement points
+// (Judge) treat the locked image that lost its verification as pin
+// resolve does: plan's verdict is unverified (never safe), and Judge
+// refuses to deploy it, naming what was lost and what to write; the
+// lock's allow_unverified, recorded by pin resolve from the catalogue's
+// words, accepts it; another image is judged by order as before.
+func TestLostVerificationAtTheGates(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		old          *lock.Module
+		allow        string
+		signed       map[string]string
+		plan, judged string
+	}{
+		{name: "verified and still", old: verifiedEntry("at-least-running", "1.2.0", "K", ""), signed: map[string]string{"1.2.0": "key:K"},
+			plan: "upgrade", judged: "upgrade allowed"},
+		{name: "its signature deleted", old: verifiedEntry("at-least-running", "1.2.0", "K", ""),
+			plan: "unverified", judged: "unverified refused"},
+		{name: "words in the catalogue, not yet in the lock", old: verifiedEntry("at-least-running", "1.2.0", "K", ""), allow: "why",
+			plan: "unverified", judged: "unverified refused"},
+		{name: "words in the lock and the catalogue", old: keptEntry("at-least-running", "1.2.0", "why"), allow: "why",
+			plan: "upgrade", judged: "upgrade allowed"},
+		{name: "words in the lock only", old: keptEntry("at-least-running", "1.2.0", "why"),
+			plan: "unverified", judged: "unverified refused"},
+		{name: "an unverified floor the lock records", old: keptEntry("at-least-running", "1.2.0", ""),
+			plan: "upgrade", judged: "upgrade allowed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := newFakeVerifier(tt.signed)
+			in := verifyInput(t, "at-least-running", "1.2.0", "1.1.0", "-", "-", fake)
+			m := in.Catalogue.Modules[0]
+			m.AllowUnverified = tt.allow
+			in.Old = &lock.Lock{Modules: []*lock.Module{tt.old}}
+			in.Host = "host-0"
+			cuts, err := PlanCutover(context.Background(), in)
+			if err != nil || len(cuts) != 1 {
+				t.Fatalf("plan: %v %v", cuts, err)
+			}
+			if got := string(cuts[0].Verdict); got != tt.plan {
+				t.Errorf("plan: %s (%s), want %s", got, cuts[0].Order.Detail, tt.plan)
+			}
+			if tt.plan == "unverified" && (cuts[0].Safe() || !strings.Contains(cuts[0].Order.Detail, "can no longer be verified")) {
+				t.Errorf("plan: safe %v, detail %q", cuts[0].Safe(), cuts[0].Order.Detail)
+			}
+			j, err := Judge(context.Background(), in, m, word(repo, "1.2.0"), Override{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(j.Verdict) + " allowed"
+			if !j.Allowed() {
+				got = string(j.Verdict) + " refused"
+			}
+			if got != tt.judged {
+				t.Errorf("judge: %s (%v), want %s", got, j.Refusal, tt.judged)
+			}
+			if !j.Allowed() {
+				for _, want := range []string{`module "svc"`, word(repo, "1.2.0").Digest, "allow_unverified", `"pin resolve"`} {
+					if !strings.Contains(j.Refusal.Error(), want) {
+						t.Errorf("judge's refusal lacks %q:\n%s", want, j.Refusal)
+					}
+				}
+			}
+			// Another image is judged by order alone.
+			if j, err := Judge(context.Background(), in, m, word(repo, "1.3.0"), Override{}); err != nil || j.Verdict == VerdictUnverified {
+				t.Errorf("judge 1.3.0: %+v %v", j, err)
+			}
+		})
+	}
+}
+
+// TestVerifyEntry: pin verify's check of one entry: the recorded signature
+// by digest, as the lock names its signer; an entry kept by
+// allow_unverified while the catalogue states the words; with fresh, any
+// signature the policy accepts now.
+func TestVerifyEntry(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		e      *lock.Module
+		allow  string
+		signed map[string]string
+		fresh  bool
+		want   string
+	}{
+		{name: "as recorded", e: verifiedEntry("exact", "1.2.0", "K", ""), signed: map[string]string{"1.2.0": "key:K"}, want: "ok sha256:sig-1.2.0"},
+		{name: "another signer", e: verifiedEntry("exact", "1.2.0", "K", ""), signed: map[string]string{"1.2.0": "key:K2"}, want: "fail untrusted signer"},
+		{name: "deleted", e: verifiedEntry("exact", "1.2.0", "K", ""), want: "fail unsigned"},
+		{name: "re-signed, as recorded", e: verifiedEntry("exact", "1.2.0", "K", "sha256:sig-old"), signed: map[string]string{"1.2.0": "key:K"}, want: "fail unsigned"},
+		{name: "re-signed, fresh", e: verifiedEntry("exact", "1.2.0", "K", "sha256:sig-old"), signed: map[string]string{"1.2.0": "key:K"}, fresh: true, want: "ok sha256:sig-1.2.0"},
+		{name: "kept in words", e: keptEntry("exact", "1.2.0", "why"), allow: "why", want: "kept why"},
+		{name: "kept, the words dropped", e: keptEntry("exact", "1.2.0", "why"), want: "fail unsigned"},
+		{name: "an unverified floor", e: keptEntry("exact", "1.2.0", ""), want: "fail unsigned"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := newFakeVerifier(tt.signed)
+			in := verifyInput(t, "exact", "1.2.0", "-", "-", "-", fake)
+			m := in.Catalogue.Modules[0]
+			m.AllowUnverified = tt.allow
+			c, err := VerifyEntry(context.Background(), in, m, tt.e, tt.fresh)
+			var f *verify.Failure
+			got := ""
+			switch {
+			case errors.As(err, &f):
+				got = "fail " + string(f.Reason)
+			case err != nil:
+				t.Fatal(err)
+			case c.Kept != "":
+				got = "kept " + c.Kept
+			default:
+				got = "ok " + c.Result.Signature
+			}
+			if got != tt.want {
+				t.Errorf("%s, want %s (%v)", got, tt.want, err)
+			}
+		})
 	}
 }

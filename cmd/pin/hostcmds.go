@@ -147,7 +147,7 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		}
 	}
 	if !out.Safe {
-		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered or unlocked image", o.Host))
+		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered, unlocked or no longer verified image", o.Host))
 	}
 	return nil
 }
