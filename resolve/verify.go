@@ -54,8 +54,10 @@ type Verifier interface {
 	// image is a *verify.Failure; any other error is the registry's.
 	Verify(ctx context.Context, repo, digest string) (verify.Result, error)
 	// Recheck verifies repo@digest again from the signature manifest a
-	// lock recorded (signature, a digest): by digest, so a warm cache
-	// answers it with no request. Errors as Verify's.
+	// lock recorded (signature, a digest): by digest, so a tag re-pushed
+	// since changes nothing and a warm cache holds its content, while the
+	// registry is asked whether it still serves it (a signature deleted
+	// there is gone). Errors as Verify's.
 	Recheck(ctx context.Context, repo, digest, signature string) (verify.Result, error)
 }
 
