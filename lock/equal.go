@@ -56,6 +56,7 @@ func (m *Module) Equal(o *Module) bool {
 		sameText(m.Verified, o.Verified) &&
 		sameText(m.Signer, o.Signer) &&
 		sameText(m.Signature, o.Signature) &&
+		sameText(m.AllowUnverified, o.AllowUnverified) &&
 		sameTags(m.Hosts, o.Hosts) &&
 		slices.EqualFunc(sortedObservations(m.Observed), sortedObservations(o.Observed), sameObservation)
 }

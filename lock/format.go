@@ -110,6 +110,7 @@ func writeEntry(b writer, kind string, m *Module, run, inner *attrRun) {
 	run.add("verified", m.Verified)
 	run.add("signer", m.Signer)
 	run.add("signature", m.Signature)
+	run.add("allow_unverified", m.AllowUnverified)
 	if hosts := tagList(m.Hosts); len(hosts) > 0 {
 		run.addList("hosts", hosts)
 	}

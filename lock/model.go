@@ -82,6 +82,10 @@ type Module struct {
 	Verified  string
 	Signer    string
 	Signature string
+	// AllowUnverified is the catalogue's stated reason to keep this image
+	// once it could no longer be verified (Verified is then empty), kept
+	// while the catalogue states the same words.
+	AllowUnverified string
 	// Observed are the images hosts ran when this entry was decided.
 	Observed []Observation
 	// Hosts are the module's hosts whose containers the entry was held

@@ -23,6 +23,7 @@ var (
 			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
 			{Name: "allow_downgrade"}, {Name: "restore"},
 			{Name: "verified"}, {Name: "signer"}, {Name: "signature"}, {Name: "hosts"},
+			{Name: "allow_unverified"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}},
 	}
@@ -108,6 +109,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Verified = r.str("verified")
 	m.Signer = r.str("signer")
 	m.Signature = r.digest("signature")
+	m.AllowUnverified = r.str("allow_unverified")
 	m.Hosts = r.strings("hosts")
 	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
 		k, v := kv[0], kv[1]

@@ -60,9 +60,17 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		memo := map[string]image.Image{}
 		tags := newClaims(reg, m)
 		tags.vouchHosts(obs)
+		lost, checked := "", false // the locked image's lost verification
 		for _, o := range obs {
 			if o.Host != in.Host {
 				continue
+			}
+			if !checked {
+				_, line, err := lockLost(ctx, in, m, locked)
+				if err != nil {
+					return out, fmt.Errorf("module %q: %w", m.Name, err)
+				}
+				lost, checked = line, true
 			}
 			cut := Cutover{Module: m.Name, Observation: o, Locked: locked, Verdict: VerdictUnlocked}
 			if locked != nil {
@@ -90,6 +98,9 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 					cut.Verdict = VerdictDowngrade
 				default:
 					cut.Verdict = VerdictUnknown
+				}
+				if lost != "" {
+					cut.Verdict, cut.Order = lostCutover(lost)
 				}
 			}
 			out = append(out, cut)

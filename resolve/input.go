@@ -41,6 +41,11 @@ type Input struct {
 	// Registry returns the source to ask for a repository, or nil when none
 	// may be asked (offline, no mirror).
 	Registry func(repo string) Registry
+	// Verifier returns the verifier of module m's verify policy, bound to
+	// m's registry (internal/source builds it); nil, or a nil Verifier,
+	// when no registry may be asked for signatures: a module with a
+	// verify policy then cannot verify, and says so.
+	Verifier func(m *catalogue.Module) (Verifier, error)
 	// Now bounds plausible build dates.
 	Now  time.Time
 	Mode Mode

@@ -117,6 +117,17 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		return nil, err
 	}
 	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst}
+	if old != nil && newImg.Digest == old.Digest {
+		// The lock's own image: refused if it lost its verification.
+		r, _, err := lockLost(ctx, in, m, old)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			j.Verdict, j.Refusal = VerdictUnverified, r
+			return j, nil
+		}
+	}
 	what := "the new image " + short(newImg)
 	var failed *Refusal
 	unrecorded := false // a floor it fails against that the lock was not held against

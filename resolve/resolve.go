@@ -214,7 +214,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 	default:
 		d.Downgrade = dg
 		d.New = dc.entry(c, dg)
-		if err := dc.stamp(ctx, d.New); err != nil {
+		if err := dc.stamp(ctx, d.New); errors.As(err, &r) {
+			d.New, d.Downgrade, d.Refusal = nil, nil, r
+		} else if err != nil {
 			d.New, d.Err = nil, err
 		}
 	}

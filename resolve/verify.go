@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
@@ -44,11 +45,26 @@ type Unverified struct {
 	Failure *verify.Failure
 }
 
-// verifier holds a module's loaded verify policy and what it verified in
-// this decision, by digest.
+// Verifier checks images' signatures under one module's verify policy.
+// internal/verify/sigstore implements it; internal/source builds one per
+// verify block and run, bound to the module's registry (Input.Verifier).
+type Verifier interface {
+	// Verify looks up the signatures of repo@digest (cosign's tag scheme,
+	// then OCI 1.1 referrers) and checks them. A verdict against the
+	// image is a *verify.Failure; any other error is the registry's.
+	Verify(ctx context.Context, repo, digest string) (verify.Result, error)
+	// Recheck verifies repo@digest again from the signature manifest a
+	// lock recorded (signature, a digest): by digest, so a tag re-pushed
+	// since changes nothing and a warm cache holds its content, while the
+	// registry is asked whether it still serves it (a signature deleted
+	// there is gone). Errors as Verify's.
+	Recheck(ctx context.Context, repo, digest, signature string) (verify.Result, error)
+}
+
+// verifier holds a module's verify policy and what it verified in this
+// decision, by digest.
 type verifier struct {
-	policy *verify.Policy
-	src    verify.Source
+	v      Verifier
 	done   map[string]verify.Result
 	failed map[string]*verify.Failure
 	found  *Verification
@@ -58,18 +74,19 @@ type verifier struct {
 	recorded map[string]string
 }
 
-// newVerifier loads m's verify policy; nil when m has none.
-func newVerifier(m *catalogue.Module, reg Registry) (*verifier, error) {
+// newVerifier asks in for m's verifier; nil when m has no verify policy.
+func newVerifier(in Input, m *catalogue.Module) (*verifier, error) {
 	if m.Verify == nil {
 		return nil, nil
 	}
-	p, err := verify.New(verify.Spec{Keys: m.Verify.Keys, Issuer: m.Verify.Issuer, Subject: m.Verify.Subject,
-		SubjectRegex: m.Verify.SubjectRegex, TrustedRoot: m.Verify.TrustedRoot})
-	if err != nil {
-		return nil, fmt.Errorf("module %q (%s): %w", m.Name, m.Verify.DeclRange, err)
+	var v Verifier
+	if in.Verifier != nil {
+		var err error
+		if v, err = in.Verifier(m); err != nil {
+			return nil, fmt.Errorf("module %q (%s): %w", m.Name, m.Verify.DeclRange, err)
+		}
 	}
-	src, _ := reg.(verify.Source)
-	return &verifier{policy: p, src: src, done: map[string]verify.Result{}, failed: map[string]*verify.Failure{}, found: &Verification{}}, nil
+	return &verifier{v: v, done: map[string]verify.Result{}, failed: map[string]*verify.Failure{}, found: &Verification{}}, nil
 }
 
 // check verifies img by its digest, once per decision. A verdict against
@@ -81,21 +98,26 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	if f, ok := v.failed[img.Digest]; ok {
 		return verify.Result{}, f
 	}
-	if v.src == nil {
+	if v.v == nil {
 		return verify.Result{}, &observe.SourceError{Source: "registry of " + m.Image, Err: fmt.Errorf("verifying %s: no registry may be asked for its signatures", short(img))}
 	}
 	var r verify.Result
 	var err error
 	var f *verify.Failure
 	if sig, ok := v.recorded[img.Digest]; ok {
-		r, err = v.policy.Recheck(ctx, v.src, m.Image, img.Digest, sig)
+		r, err = v.v.Recheck(ctx, m.Image, img.Digest, sig)
 		if errors.As(err, &f) {
 			// The recorded signature no longer verifies (the policy
-			// changed, or it is gone): look for signatures afresh.
-			r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+			// changed, or it is gone): look for signatures afresh. When
+			// none is found, what became of the recorded one is said too.
+			rechecked := f
+			r, err = v.v.Verify(ctx, m.Image, img.Digest)
+			if errors.As(err, &f) && f.Reason == verify.Unsigned {
+				err = &verify.Failure{Digest: f.Digest, Reason: rechecked.Reason, Detail: rechecked.Detail + "; afresh: " + f.Detail}
+			}
 		}
 	} else {
-		r, err = v.policy.Verify(ctx, v.src, m.Image, img.Digest)
+		r, err = v.v.Verify(ctx, m.Image, img.Digest)
 	}
 	switch {
 	case errors.As(err, &f):
@@ -108,7 +130,7 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 
 // setupVerify loads the module's verify policy into dc (a hook of decide).
 func (dc *decider) setupVerify(d *Decision) error {
-	v, err := newVerifier(dc.m, dc.reg)
+	v, err := newVerifier(dc.in, dc.m)
 	if err != nil {
 		return err
 	}
@@ -130,6 +152,14 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 	}
 	_, err := dc.ver.check(ctx, dc.m, img)
 	var f *verify.Failure
+	if errors.As(err, &f) && staked(dc.m, dc.old, img.Digest) {
+		// The image the previous entry staked: its verification is lost,
+		// which the catalogue may accept (stamp then records the words).
+		if r := dc.lost(img, f); r != nil {
+			return r
+		}
+		return nil
+	}
 	if errors.As(err, &f) {
 		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
 			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
@@ -181,11 +211,15 @@ func (dc *decider) newestVerified(ctx context.Context, tags []string, f Filters,
 
 // stamp records on e how its image was verified, and, where the image
 // locked is a floor that fails verification (what runs stays a floor
-// whether signed or not), reports it instead.
+// whether signed or not), reports it instead. When e's image is the one
+// the previous entry staked (verified, or kept by allow_unverified) and
+// it fails, its verification is lost: a *Refusal, unless the catalogue's
+// allow_unverified keeps it, whose words e then records.
 func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 	if e == nil {
 		return nil
 	}
+	e.AllowUnverified = ""
 	if dc.ver == nil {
 		e.Verified, e.Signer, e.Signature = "", "", ""
 		return nil
@@ -199,13 +233,27 @@ func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 			return err
 		}
 	}
-	r, err := dc.floorVerified(ctx, image.Image{Repository: e.Image, Tag: e.Tag, Digest: e.Digest})
+	img := image.Image{Repository: e.Image, Tag: e.Tag, Digest: e.Digest}
+	r, err := dc.floorVerified(ctx, img)
 	if err != nil {
 		return err
 	}
 	e.Verified, e.Signer, e.Signature = r.Method, r.Signer, r.Signature
+	if r.Method == "" && staked(dc.m, dc.old, e.Digest) {
+		if r := dc.lost(img, dc.ver.failed[e.Digest]); r != nil {
+			return r
+		}
+		e.AllowUnverified = dc.m.AllowUnverified
+		if !strings.Contains(e.Reason, unverifiedText) {
+			e.Reason += unverifiedText + e.AllowUnverified
+		}
+	}
 	return nil
 }
+
+// unverifiedText opens, in an entry's reason, the words that keep its
+// image unverified.
+const unverifiedText = "; no longer verified, kept unverified: "
 
 // floorVerified verifies img, recording a failure as a floor's: a zero
 // Result and no error.

@@ -388,7 +388,7 @@ func exportFloors(ctx context.Context, o *exportOptions, s streams, in *source.I
 			}
 			return withCode(code, fmt.Errorf("host %s: %w; its floors are not known, nothing written", h, err))
 		}
-		cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Now: o.now(), Host: h})
+		cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier, Now: o.now(), Host: h})
 		if err != nil {
 			if badInput(err) {
 				return withCode(exitInput, err)

@@ -114,7 +114,7 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		}
 		return withCode(code, fmt.Errorf("host %s: %w", o.Host, err))
 	}
-	cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Now: o.now(), Host: o.Host})
+	cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier, Now: o.now(), Host: o.Host})
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
 		if badInput(err) {
@@ -147,7 +147,7 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		}
 	}
 	if !out.Safe {
-		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered or unlocked image", o.Host))
+		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered, unlocked or no longer verified image", o.Host))
 	}
 	return nil
 }

@@ -142,6 +142,7 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 		Old:           in.Lock,
 		Observed:      seen,
 		Registry:      in.Registries.For,
+		Verifier:      in.Registries.Verifier,
 		Now:           o.now(),
 		ModulesAtOnce: modulesAtOnce(in.Catalogue, o.Concurrency),
 	}, prog.moduleDone)

@@ -85,6 +85,8 @@ type imageOutput struct {
 	Verified  string `json:"verified,omitempty"`
 	Signer    string `json:"signer,omitempty"`
 	Signature string `json:"signature,omitempty"`
+	// AllowUnverified is the reason the lock keeps an unverified image.
+	AllowUnverified string `json:"allow_unverified,omitempty"`
 	// Hosts are the runs_on hosts the entry was held against.
 	Hosts []string `json:"hosts,omitempty"`
 }
@@ -118,7 +120,7 @@ func lockImage(m *lock.Module) *imageOutput {
 	}
 	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
 		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
-		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature, Hosts: m.Hosts}
+		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature, AllowUnverified: m.AllowUnverified, Hosts: m.Hosts}
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written, only bool) planOutput {

@@ -105,6 +105,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		Old:           in.Lock,
 		Observed:      in.Observed,
 		Registry:      in.Registries.For,
+		Verifier:      in.Registries.Verifier,
 		Now:           o.now(),
 		Mode:          mode,
 		Host:          o.FromHost,

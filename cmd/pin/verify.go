@@ -7,36 +7,47 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/internal/verify"
-	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 func newVerifyCmd(g *globalOptions, s streams) *cobra.Command {
-	return &cobra.Command{
+	fresh := false
+	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Re-check the signatures the lock records",
 		Long: `verify re-checks, for every lock entry whose module has a verify block, the
 signature the entry records: the signature manifest is read by the digest
-the lock names (so a tag re-pushed since changes nothing, and a warm cache
-answers without a request; --offline reads the cache only), and must verify
-the locked digest under the module's verify block (a configured key, or the
-keyless identity against the trusted root) as the signer the lock names.
-It reads the catalogue, the lock and registries; no host is asked.
+the lock names (so a tag re-pushed since changes nothing), the registry is
+asked with one HEAD whether it still serves it (its content may come from
+the cache; --offline reads the cache only and asks nothing), and it must
+verify the locked digest under the module's verify block (a configured
+key, or the keyless identity against the trusted root, and the repository
+under match_repository) as the signer the lock names. An entry the lock
+keeps unverified by the catalogue's allow_unverified passes while the
+catalogue states the same words. It reads the catalogue, the lock and
+registries; no host is asked.
+
+With --fresh, each entry's image is looked up afresh instead, as pin
+resolve looks up a new image (the .sig tag, then OCI 1.1 referrers): it
+passes when any signature the verify block accepts verifies it now, and
+the line names that signature.
 
 It prints one line per entry and exits 1 when any entry fails (unsigned,
-untrusted signer, bad signature, signature for another digest, or an entry
-the lock records as not verified), 2 on bad input and 3 when a registry
-could not be reached.`,
+untrusted signer, bad signature, signature for another digest or
+repository, or an entry the lock records as not verified), 2 on bad input
+and 3 when a registry could not be reached.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runVerify(cmd.Context(), g, s)
+			return runVerify(cmd.Context(), g, s, fresh)
 		},
 	}
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "look each image's signatures up afresh (the .sig tag, then referrers), not the one the lock records")
+	return cmd
 }
 
-func runVerify(ctx context.Context, g *globalOptions, s streams) error {
+func runVerify(ctx context.Context, g *globalOptions, s streams, fresh bool) error {
 	// A lock is re-checked against registries only: no host is asked.
 	cat, warnings, old, _, err := source.LoadFiles(g.Catalogue, g.Lock)
 	var in *source.Inputs
@@ -48,22 +59,28 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	}
 	defer requestSummary(g, s, in.Registries)
 	failed, checked := 0, 0
+	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Registry: in.Registries.For, Verifier: in.Registries.Verifier}
 	for _, e := range in.Lock.Modules {
 		m := in.Catalogue.Module(e.Name)
 		if m == nil || m.Verify == nil {
 			continue
 		}
 		checked++
-		msg, err := verifyEntry(ctx, in.Registries.For(e.Image), m.Verify, e)
+		c, err := resolve.VerifyEntry(ctx, rin, m, e, fresh)
 		var f *verify.Failure
+		r := c.Result
 		switch {
 		case errors.As(err, &f):
 			failed++
 			fmt.Fprintf(s.Out, "FAIL %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(f.Error()))
 		case err != nil:
 			return withCode(exitSource, fmt.Errorf("module %q: %w", e.Name, err))
+		case c.Kept != "":
+			fmt.Fprintf(s.Out, "kept %s %s: not verified; allow_unverified: %s\n", e.Name, sanitize(e.Ref()), sanitize(c.Kept))
+		case r.Signature != e.Signature:
+			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s (the lock records %s: \"pin resolve\" records this one)", r.Method, r.Signer, r.Signature, recorded(e.Signature))))
 		default:
-			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(msg))
+			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature)))
 		}
 	}
 	if checked == 0 {
@@ -75,29 +92,10 @@ func runVerify(ctx context.Context, g *globalOptions, s streams) error {
 	return nil
 }
 
-// verifyEntry re-checks one entry from the signature it records, with the
-// module's verify block v (keys, or a keyless identity and trusted root).
-func verifyEntry(ctx context.Context, reg any, v *catalogue.Verify, e *lock.Module) (string, error) {
-	if e.Signature == "" || e.Verified == "" {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.Unsigned, Detail: "the lock records no verified signature for this entry (an unverified floor)"}
+// recorded names the signature a lock entry records, or says it has none.
+func recorded(sig string) string {
+	if sig == "" {
+		return "none"
 	}
-	src, ok := reg.(verify.Source)
-	if !ok {
-		return "", errors.New("the registry cannot be asked for signatures")
-	}
-	p, err := verify.New(verify.Spec{Keys: v.Keys, Issuer: v.Issuer, Subject: v.Subject, SubjectRegex: v.SubjectRegex, TrustedRoot: v.TrustedRoot})
-	if err != nil {
-		return "", err
-	}
-	r, err := p.Recheck(ctx, src, e.Image, e.Digest, e.Signature)
-	if err != nil {
-		return "", err
-	}
-	if r.Method != e.Verified {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records %s, the signature verifies as %s", e.Verified, r.Method)}
-	}
-	if r.Signer != e.Signer {
-		return "", &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records signer %s, the signature verifies with %s", e.Signer, r.Signer)}
-	}
-	return fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature), nil
+	return sig
 }

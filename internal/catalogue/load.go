@@ -259,6 +259,7 @@ func (l *loader) crossCheck() hcl.Diagnostics {
 				}
 			}
 		}
+		diags = append(diags, unverifiedWithoutPolicy(m)...)
 		for _, ro := range m.RunsOn {
 			h, ok := l.hosts[ro.Host]
 			if !ok {

@@ -148,6 +148,12 @@ type Module struct {
 	// Verify is the signature policy an image needs to win: the module's
 	// verify block, else its registry's; nil when neither has one.
 	Verify *Verify
+	// AllowUnverified is the stated reason to keep the locked image when
+	// it can no longer be verified under Verify (its signature deleted,
+	// its key rotated out, its identity changed); empty when none is. It
+	// goes into the lock, as AllowDowngrade does.
+	AllowUnverified   string
+	allowUnverifiedAt *hcl.Range
 
 	DeclRange hcl.Range
 	// attrs are where the attributes' values are, for diagnostics raised

@@ -22,7 +22,7 @@ var (
 			{Name: "pin"}, {Name: "tag"}, {Name: "constraint"}, {Name: "tags"},
 			{Name: "versioning"}, {Name: "prerelease"}, {Name: "any_variant"},
 			{Name: "platforms"}, {Name: "allow_downgrade"}, {Name: "one_way"},
-			{Name: "restore"},
+			{Name: "restore"}, {Name: "allow_unverified"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}, {Type: "verify"}},
 	}
@@ -80,6 +80,7 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 	diags = append(diags, str(a["allow_downgrade"], &m.AllowDowngrade)...)
 	diags = append(diags, boolean(a["one_way"], &m.OneWay)...)
 	diags = append(diags, str(a["restore"], &m.Restore)...)
+	diags = append(diags, allowUnverified(a["allow_unverified"], m)...)
 
 	if attr := a["image"]; attr != nil && img != "" {
 		repo, err := name.NewRepository(img)

@@ -9,20 +9,24 @@ import (
 
 var verifySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "keys"}, {Name: "issuer"}, {Name: "subject"}, {Name: "subject_regex"}, {Name: "trusted_root"},
+	{Name: "match_repository"},
 }}
 
 // Verify is a verify block: the signatures an image needs to win. Keys
 // are cosign public keys (PEM files, absolute); or Issuer with Subject or
 // SubjectRegex names a keyless signer, checked against TrustedRoot (a
-// Sigstore trusted-root JSON file). Room is left for other methods
-// (Notation) as further attributes.
+// Sigstore trusted-root JSON file). MatchRepository also requires what
+// was signed to name the module's repository (off by default, as in
+// cosign). Room is left for other methods (Notation) as further
+// attributes.
 type Verify struct {
-	Keys         []string
-	Issuer       string
-	Subject      string
-	SubjectRegex *regexp.Regexp
-	TrustedRoot  string
-	DeclRange    hcl.Range
+	Keys            []string
+	Issuer          string
+	Subject         string
+	SubjectRegex    *regexp.Regexp
+	TrustedRoot     string
+	MatchRepository bool
+	DeclRange       hcl.Range
 }
 
 // verifyBlock reads a verify block of a module or a registry; paths are
@@ -35,6 +39,7 @@ func verifyBlock(b *hcl.Block, dir, owner string) (*Verify, hcl.Diagnostics) {
 	diags = append(diags, str(a["issuer"], &v.Issuer)...)
 	diags = append(diags, str(a["subject"], &v.Subject)...)
 	diags = append(diags, str(a["trusted_root"], &v.TrustedRoot)...)
+	diags = append(diags, boolean(a["match_repository"], &v.MatchRepository)...)
 	var re string
 	diags = append(diags, str(a["subject_regex"], &re)...)
 	if re != "" {
@@ -64,4 +69,30 @@ func verifyBlock(b *hcl.Block, dir, owner string) (*Verify, hcl.Diagnostics) {
 		diags = append(diags, errorf(b.DefRange, "Two subjects", "The verify block of %s names subject and subject_regex: keep one.", owner))
 	}
 	return v, diags
+}
+
+// allowUnverified reads a module's allow_unverified: a reason in words,
+// as allow_downgrade's, for it goes into the lock.
+func allowUnverified(a *hcl.Attribute, m *Module) hcl.Diagnostics {
+	if a == nil {
+		return nil
+	}
+	diags := str(a, &m.AllowUnverified)
+	r := a.Expr.Range()
+	m.allowUnverifiedAt = &r
+	if !diags.HasErrors() && !HasWords(m.AllowUnverified) {
+		diags = append(diags, errorf(r, "Empty reason to keep an unverified image",
+			"allow_unverified takes the reason, in words (letters or digits), to keep module %q's locked image once it can no longer be verified (its signature deleted, its key rotated out, its identity changed), and the reason goes into the lock; this one has none: it is blank, or only spaces or characters nobody sees. Write the reason, or remove allow_unverified.", m.Name))
+	}
+	return diags
+}
+
+// unverifiedWithoutPolicy: allow_unverified on a module with no verify
+// policy (its own block, or its registry's) would accept nothing.
+func unverifiedWithoutPolicy(m *Module) hcl.Diagnostics {
+	if m.allowUnverifiedAt == nil || m.Verify != nil {
+		return nil
+	}
+	return hcl.Diagnostics{errorf(*m.allowUnverifiedAt, "allow_unverified without a verify policy",
+		"Module %q has allow_unverified but no verify block (of its own, or of its registry's): no image of it is verified, so there is nothing to keep unverified. Add a verify block, or remove allow_unverified.", m.Name)}
 }

@@ -8,7 +8,8 @@ import (
 
 // TestVerifyBlocks: a module's verify block wins over its registry's,
 // which the registry's other modules inherit; key paths are taken from
-// the catalogue's folder; bad blocks say what to write.
+// the catalogue's folder; match_repository is off unless set; bad blocks
+// say what to write.
 func TestVerifyBlocks(t *testing.T) {
 	src := `
 registry "registry.example.org" {
@@ -24,7 +25,8 @@ module "own" {
   image  = "registry.example.org/b"
   policy = "track-upstream"
   verify {
-    keys = ["/abs/own.pub"]
+    keys             = ["/abs/own.pub"]
+    match_repository = true
   }
 }
 module "none" {
@@ -36,10 +38,10 @@ module "none" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if v := c.Module("inherits").Verify; v == nil || len(v.Keys) != 1 || v.Keys[0] != "/cat/keys/registry.pub" {
+	if v := c.Module("inherits").Verify; v == nil || len(v.Keys) != 1 || v.Keys[0] != "/cat/keys/registry.pub" || v.MatchRepository {
 		t.Errorf("inherits: %+v", v)
 	}
-	if v := c.Module("own").Verify; v == nil || v.Keys[0] != "/abs/own.pub" {
+	if v := c.Module("own").Verify; v == nil || v.Keys[0] != "/abs/own.pub" || !v.MatchRepository {
 		t.Errorf("own: %+v", v)
 	}
 	if v := c.Module("none").Verify; v != nil {
@@ -99,5 +101,40 @@ module "web" {
 	if v == nil || v.Issuer != "https://token.actions.githubusercontent.com" || v.SubjectRegex == nil || !v.SubjectRegex.MatchString("https://github.com/example/web/.github/workflows/release.yml@refs/tags/v1") ||
 		v.Subject != "" || v.TrustedRoot != "/cat/sigstore/trusted_root.json" || len(v.Keys) != 0 {
 		t.Errorf("web: %+v", v)
+	}
+}
+
+// TestAllowUnverified: allow_unverified is a reason in words, and needs a
+// verify policy to keep anything (the module's own, or its registry's).
+func TestAllowUnverified(t *testing.T) {
+	src := `
+registry "registry.example.org" {
+  verify {
+    keys = ["cosign.pub"]
+  }
+}
+module "inherits" {
+  image            = "registry.example.org/a"
+  policy           = "track-upstream"
+  allow_unverified = "the vendor deleted 1.4.2's signature by mistake; re-signing asked in SUP-1234"
+}
+`
+	c, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if m := c.Module("inherits"); !strings.HasPrefix(m.AllowUnverified, "the vendor deleted") || m.Verify == nil {
+		t.Errorf("inherits: %q, verify %v", m.AllowUnverified, m.Verify)
+	}
+	for _, tt := range []struct{ image, value, want string }{
+		{"registry.example.org/m", `"\u200b"`, "Empty reason to keep an unverified image"},
+		{"registry.example.org/m", `"  "`, "Empty reason to keep an unverified image"},
+		{"other.example.org/m", `"why"`, "allow_unverified without a verify policy"},
+	} {
+		src := src + "module \"m\" {\n  image  = \"" + tt.image + "\"\n  policy = \"track-upstream\"\n  allow_unverified = " + tt.value + "\n}\n"
+		_, diags := Parse(Source{Filename: "c.hcl", Bytes: []byte(src)})
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), tt.want) || diags[0].Subject == nil || diags[0].Subject.Start.Line != 15 {
+			t.Errorf("%s %s: want %q at line 15, got %v", tt.image, tt.value, tt.want, diags)
+		}
 	}
 }

@@ -249,3 +249,48 @@ func whoImports(t *testing.T, path string) string {
 	}
 	return "imported by " + strings.Join(by, ", ")
 }
+
+// signing lists the modules of signature verification: sigstore and
+// sigstore-go, the TUF client, and the gRPC stack they pull in.
+var signing = []string{"github.com/sigstore", "github.com/theupdateframework", "google.golang.org/grpc"}
+
+// TestDecisionsLinkNoSigstore: the decision and what it stands on reach
+// no signature library, even indirectly. resolve declares the verifier it
+// asks (resolve.Verifier) and internal/verify only the words of a verdict;
+// the sigstore implementation (internal/verify/sigstore) is built by the
+// composition root and handed in.
+func TestDecisionsLinkNoSigstore(t *testing.T) {
+	pkgs := list(t)
+	for _, path := range []string{"resolve", "internal/verify", "internal/observe", "internal/order", "internal/catalogue", "lock"} {
+		p, ok := pkgs[module+"/"+path]
+		if !ok {
+			t.Errorf("package %s not found", path)
+			continue
+		}
+		for _, d := range p.Deps {
+			if hasPrefix(d, signing...) {
+				t.Errorf("%s depends on %s (%s)", path, d, signingImporters(t, module+"/"+path))
+				break
+			}
+		}
+	}
+}
+
+// signingImporters names the packages of pin in root's build that import
+// a signing package themselves.
+func signingImporters(t *testing.T, root string) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, root)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var by []string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && hasPrefix(f[0], module) && slices.ContainsFunc(f[1:], func(imp string) bool { return hasPrefix(imp, signing...) }) {
+			by = append(by, f[0])
+		}
+	}
+	return "imported by " + strings.Join(by, ", ")
+}

@@ -37,6 +37,9 @@ type Enforcer struct {
 	Hosts map[string]observe.Host
 	// Registry returns the source to ask for a repository (see Memo).
 	Registry func(repo string) resolve.Registry
+	// Verifier returns the verifier of a module's verify policy (see
+	// resolve.Input.Verifier); nil when no signature may be checked.
+	Verifier func(m *catalogue.Module) (resolve.Verifier, error)
 	// Now is the clock that bounds plausible build dates; nil means
 	// time.Now.
 	Now func() time.Time
@@ -55,8 +58,9 @@ func Load(catPath, lockPath string, o source.Options) (*Enforcer, *Memo, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	memo := NewMemo(source.NewRegistries(cat, o).For, 0)
-	return &Enforcer{Catalogue: cat, Lock: old, Hosts: hosts, Registry: memo.For}, memo, nil
+	regs := source.NewRegistries(cat, o)
+	memo := NewMemo(regs.For, 0)
+	return &Enforcer{Catalogue: cat, Lock: old, Hosts: hosts, Registry: memo.For, Verifier: regs.Verifier}, memo, nil
 }
 
 // Candidate is a container about to be created on a host: what the
@@ -128,7 +132,7 @@ func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *cat
 		now = e.Now
 	}
 	w := watch(img)
-	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: w.registries(e.Registry), Now: now()}
+	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: w.registries(e.Registry), Verifier: e.Verifier, Now: now()}
 	rj, err := resolve.Judge(ctx, in, m, img, ov)
 	if err != nil {
 		return nil, err

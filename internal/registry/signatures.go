@@ -3,11 +3,13 @@ package registry
 import "context"
 
 // Manifest returns the manifest repo:ref names (ref a tag or a "sha256:"
-// digest) and its digest, for the signature verifier (internal/verify):
-// a cosign signature is a manifest under the tag "sha256-<hex>.sig". By
-// digest a cached copy costs nothing; by tag it costs what manifest says
-// (a HEAD when the tag was seen before and its manifest is cached, else a
-// GET). A missing manifest wraps image.ErrNotFound.
+// digest) and its digest, for the signature verifier
+// (internal/verify/sigstore): a cosign signature is a manifest under the
+// tag "sha256-<hex>.sig", or a referrer. By digest a cached copy costs
+// nothing (the verifier asks Head whether the registry still serves a
+// recorded one); by tag it costs what manifest says (a HEAD when the tag
+// was seen before and its manifest is cached, else a GET). A missing
+// manifest wraps image.ErrNotFound.
 func (r *Remote) Manifest(ctx context.Context, repo, ref string) ([]byte, string, error) {
 	return r.manifest(ctx, repo, ref)
 }

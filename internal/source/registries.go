@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/registry"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/resolve"
 )
 
@@ -24,12 +25,17 @@ type Registries struct {
 	counter *registry.Counter
 	mu      sync.Mutex
 	src     map[string]resolve.Registry
+	// sig is where each registry's signatures are read (the same client
+	// as src's), and policies the verify blocks loaded (verifiers.go).
+	sig      map[string]sigstore.Registry
+	policies map[*catalogue.Verify]policy
 }
 
 // NewRegistries prepares the registries of catalogue c; nothing is opened
 // before For asks.
 func NewRegistries(c *catalogue.Catalogue, o Options) *Registries {
-	return &Registries{c: c, o: o, counter: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{}}
+	return &Registries{c: c, o: o, counter: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{},
+		sig: map[string]sigstore.Registry{}, policies: map[*catalogue.Verify]policy{}}
 }
 
 // Summary lists the requests sent to each registry, by kind, one line per
@@ -64,18 +70,21 @@ func (r *Registries) For(repo string) resolve.Registry {
 		return s
 	}
 	var s resolve.Registry
+	var sig sigstore.Registry
 	conf := r.c.Registry(regHost)
 	switch {
 	case conf != nil && conf.MirrorLayout != "":
 		l, err := registry.OpenLayout(conf.MirrorLayout)
 		if err != nil {
-			s = failing{err: fmt.Errorf("mirror of %s: %w", regHost, err)}
+			f := failing{err: fmt.Errorf("mirror of %s: %w", regHost, err)}
+			s, sig = f, sigstore.Registry{Source: f}
 		} else {
-			s = l
+			s, sig = l, sigstore.Registry{Source: l}
 		}
 	case r.o.Offline:
 		if c := r.cache(); c != nil {
-			s = registry.Offline{Cache: c}
+			o := registry.Offline{Cache: c}
+			s, sig = o, sigstore.Registry{Source: o, Referrers: o}
 		}
 	default:
 		opts := registry.RemoteOptions{Host: regHost, Concurrency: r.o.Concurrency, Cache: r.cache(), Transport: r.counter, Timeout: r.o.Timeout, CertsDir: r.o.CertsDir}
@@ -85,9 +94,13 @@ func (r *Registries) For(repo string) resolve.Registry {
 			opts.Mirror, opts.Insecure, opts.TokenHosts = conf.MirrorHost, conf.Insecure, conf.TokenHosts
 			opts.TLS = registry.TLSFiles{CAFile: conf.CAFile, CertFile: conf.ClientCert, KeyFile: conf.ClientKey}
 		}
-		s = registry.NewRemote(opts)
+		rem := registry.NewRemote(opts)
+		s, sig = rem, sigstore.Registry{Source: rem, Referrers: rem, Heads: rem}
 	}
 	r.src[regHost] = s
+	if s != nil {
+		r.sig[regHost] = sig
+	}
 	return s
 }
 
@@ -98,3 +111,7 @@ func (f failing) Tags(context.Context, string) ([]string, error) { return nil, f
 func (f failing) Image(context.Context, string, string, string) (image.Image, error) {
 	return image.Image{}, f.err
 }
+func (f failing) Manifest(context.Context, string, string) ([]byte, string, error) {
+	return nil, "", f.err
+}
+func (f failing) Blob(context.Context, string, string) ([]byte, error) { return nil, f.err }

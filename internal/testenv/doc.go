@@ -5,7 +5,8 @@
 // TLS port, an sshd in front of it, Podman's Docker-compatible API, two
 // registries over TLS (one requiring client certificates), a
 // Kubernetes API server, a git daemon (NewGitRemote) and a Gitea
-// (GiteaServer). CA makes and reads test certificates.
+// (GiteaServer); and the real cosign CLI (Cosign), built by scripts/cosign.
+// CA makes and reads test certificates.
 //
 // The servers are found through environment variables set by scripts/test:
 //
@@ -28,6 +29,7 @@
 //	PIN_TEST_GITEA_URL          a Gitea, http://127.0.0.1:PORT
 //	PIN_TEST_GITEA_USER         its admin user
 //	PIN_TEST_GITEA_PASSWORD     its admin's password
+//	PIN_TEST_COSIGN             the real cosign CLI (Cosign), no server
 //
 // When a variable is missing or its server does not answer, the helpers skip
 // the test, except when CI is set: then they fail it, so that a CI run can

@@ -1,43 +1,11 @@
 package verify
 
 import (
-	"context"
-	"crypto"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"os"
 	"regexp"
-	"time"
 
-	"github.com/sigstore/sigstore-go/pkg/root"
-	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"github.com/sigstore/sigstore/pkg/signature"
+	"github.com/pin-tool/pin/internal/image"
 )
-
-// Source is what verification reads from a registry. The registry
-// client (internal/registry's Remote, Offline and Layout) implements it.
-type Source interface {
-	// Manifest returns the manifest repo:ref names (a tag or a "sha256:"
-	// digest) and its digest; a missing one wraps image.ErrNotFound.
-	Manifest(ctx context.Context, repo, ref string) ([]byte, string, error)
-	// Blob returns the blob of digest, checked against it.
-	Blob(ctx context.Context, repo, digest string) ([]byte, error)
-}
-
-// ReferrerSource is a Source that also lists OCI 1.1 referrers. A Source
-// that is not one is asked for the tag scheme only.
-type ReferrerSource interface {
-	Source
-	// Referrers returns the image index listing the manifests whose
-	// subject is repo@digest: the referrers API's answer, or, where the
-	// registry has none, the index under the fallback tag
-	// "sha256-<hex>"; an empty index (or an error wrapping
-	// image.ErrNotFound) when there are none.
-	Referrers(ctx context.Context, repo, digest string) ([]byte, error)
-}
 
 // Spec is a verify policy as the catalogue states it: key files, or a
 // keyless identity checked against a trusted root.
@@ -49,6 +17,11 @@ type Spec struct {
 	Subject      string
 	SubjectRegex *regexp.Regexp
 	TrustedRoot  string
+	// MatchRepository: a signature counts only when what it signed names
+	// the repository the image is read from (a simple-signing payload's
+	// docker-reference, a bundle statement's subject name). Off, as in
+	// cosign: the digest alone is checked.
+	MatchRepository bool
 }
 
 // Methods recorded in a lock.
@@ -61,88 +34,6 @@ const (
 	MethodCosignKeyless = "cosign-keyless"
 )
 
-// Policy is a loaded Spec: keys read and parsed, or a trusted root and an
-// identity.
-type Policy struct {
-	keys    []key
-	keyless *keyless
-}
-
-type key struct {
-	path        string
-	fingerprint string
-	verifier    signature.Verifier
-	// bundles verifies Sigstore bundles signed with this key.
-	bundles *sgverify.Verifier
-}
-
-// New loads spec's keys, or its trusted root and identity. A spec that
-// names both, or neither, is refused.
-func New(spec Spec) (*Policy, error) {
-	if spec.Issuer != "" || spec.Subject != "" || spec.SubjectRegex != nil || spec.TrustedRoot != "" {
-		if len(spec.Keys) > 0 {
-			return nil, errors.New("verify names keys and a keyless identity: keep one")
-		}
-		kl, err := newKeyless(spec)
-		if err != nil {
-			return nil, err
-		}
-		return &Policy{keyless: kl}, nil
-	}
-	if len(spec.Keys) == 0 {
-		return nil, errors.New("verify names no key: write keys = [\"cosign.pub\"]")
-	}
-	p := &Policy{}
-	for _, path := range spec.Keys {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("verify key: %w", err)
-		}
-		k, err := parseKey(path, b)
-		if err != nil {
-			return nil, err
-		}
-		p.keys = append(p.keys, k)
-	}
-	return p, nil
-}
-
-func parseKey(path string, pemBytes []byte) (key, error) {
-	pub, err := cryptoutils.UnmarshalPEMToPublicKey(pemBytes)
-	if err != nil {
-		return key{}, fmt.Errorf("verify key %s: not a PEM public key: %w", path, err)
-	}
-	v, err := signature.LoadVerifier(pub, crypto.SHA256)
-	if err != nil {
-		return key{}, fmt.Errorf("verify key %s: %w", path, err)
-	}
-	fp, err := Fingerprint(pub)
-	if err != nil {
-		return key{}, fmt.Errorf("verify key %s: %w", path, err)
-	}
-	// A bundle names its key by a hint only: the key is the one asked
-	// about whatever the hint, and it has no validity period.
-	material := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-		return root.NewExpiringKey(v, time.Time{}, time.Time{}), nil
-	})
-	bv, err := sgverify.NewVerifier(material, sgverify.WithNoObserverTimestamps())
-	if err != nil {
-		return key{}, fmt.Errorf("verify key %s: %w", path, err)
-	}
-	return key{path: path, fingerprint: fp, verifier: v, bundles: bv}, nil
-}
-
-// Fingerprint is how a lock names a key: "sha256:" and the hex SHA-256 of
-// its DER SubjectPublicKeyInfo.
-func Fingerprint(pub crypto.PublicKey) (string, error) {
-	der, err := cryptoutils.MarshalPublicKeyToDER(pub)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(der)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
-}
-
 // Result is how an image was verified, as a lock records it.
 type Result struct {
 	// Method is MethodCosignKey or MethodCosignKeyless.
@@ -151,7 +42,7 @@ type Result struct {
 	// certificate's identity: its issuer, a space and its subject.
 	Signer string
 	// Signature is the digest of the signature manifest: the tag
-	// scheme's, or the referrer's that holds a Sigstore bundle.
+	// scheme's, or the referrer's that holds the signature.
 	Signature string
 }
 
@@ -164,10 +55,30 @@ const (
 	UntrustedSigner Reason = "untrusted signer"
 	BadSignature    Reason = "bad signature"
 	OtherDigest     Reason = "signature for another digest"
+	// OtherRepository: under MatchRepository, a valid signature of this
+	// digest whose signed document names another repository, or none.
+	OtherRepository Reason = "signature for another repository"
 )
 
+// Rank orders reasons from the least telling (Unsigned) to the most (a
+// signature of another digest): of several failures, the most telling
+// is the one given.
+func Rank(r Reason) int {
+	switch r {
+	case OtherDigest:
+		return 4
+	case OtherRepository:
+		return 3
+	case UntrustedSigner:
+		return 2
+	case BadSignature:
+		return 1
+	}
+	return 0
+}
+
 // Failure is an image that failed verification: a verdict, not a fault of
-// the registry (which Verify returns as any other error).
+// the registry (which a verifier returns as any other error).
 type Failure struct {
 	Digest string
 	Reason Reason
@@ -175,16 +86,9 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string {
-	s := fmt.Sprintf("%s: %s", shortDigest(f.Digest), f.Reason)
+	s := fmt.Sprintf("%s: %s", image.Short(f.Digest), f.Reason)
 	if f.Detail != "" {
 		s += " (" + f.Detail + ")"
 	}
 	return s
-}
-
-func shortDigest(d string) string {
-	if len(d) > 19 {
-		return d[:19]
-	}
-	return d
 }

@@ -25,7 +25,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/pin-tool/pin/internal/testimage"
-	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 )
 
 // Key is a signing key; Path is its public key file (cosign.pub) and
@@ -51,7 +51,7 @@ func NewKey(t testing.TB) Key {
 	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fp, err := verify.Fingerprint(priv.Public())
+	fp, err := sigstore.Fingerprint(priv.Public())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func Sign(t testing.TB, k Key, payload []byte) []byte {
 // under repo:sha256-<hex>.sig. It returns the manifest's digest.
 func PushSignature(t testing.TB, repo, digest string, payload, sig []byte) string {
 	t.Helper()
-	return pushSig(t, repo, digest, payload, map[string]string{verify.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)})
+	return pushSig(t, repo, digest, payload, map[string]string{sigstore.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)})
 }
 
 func pushSig(t testing.TB, repo, digest string, payload []byte, ann map[string]string) string {
@@ -94,7 +94,7 @@ func pushSig(t testing.TB, repo, digest string, payload []byte, ann map[string]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testimage.Push(t, repo+":"+verify.SignatureTag(digest), img).DigestStr()
+	return testimage.Push(t, repo+":"+sigstore.SignatureTag(digest), img).DigestStr()
 }
 
 // SignImage signs repo@digest with k, as cosign sign --key does.

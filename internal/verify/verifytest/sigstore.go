@@ -30,7 +30,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 )
 
 // Sigstore is a test Sigstore deployment (sigstore-go's VirtualSigstore:
@@ -121,10 +121,10 @@ func (s Sigstore) KeylessAnnotations(t testing.TB, subject, issuer string, paylo
 	tss, _ := e.Timestamps()
 	tsJSON, _ := json.Marshal(map[string]string{"SignedRFC3161Timestamp": base64.StdEncoding.EncodeToString(tss[0])})
 	return sig, map[string]string{
-		verify.SignatureAnnotation:   base64.StdEncoding.EncodeToString(sig),
-		verify.CertificateAnnotation: string(certPEM),
-		verify.RekorBundleAnnotation: string(rbJSON),
-		verify.TimestampAnnotation:   string(tsJSON),
+		sigstore.SignatureAnnotation:   base64.StdEncoding.EncodeToString(sig),
+		sigstore.CertificateAnnotation: string(certPEM),
+		sigstore.RekorBundleAnnotation: string(rbJSON),
+		sigstore.TimestampAnnotation:   string(tsJSON),
 	}
 }
 
@@ -141,7 +141,7 @@ func (s Sigstore) SignKeyless(t testing.TB, subject, issuer, repo, digest string
 // Statement is the in-toto statement cosign signs, in the bundle format,
 // for an image: subject the image's digest, predicate SignPredicate.
 func Statement(repo, digest string) []byte {
-	return []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"` + repo + `","digest":{"sha256":"` + strings.TrimPrefix(digest, "sha256:") + `"}}],"predicateType":"` + verify.SignPredicate + `","predicate":{}}`)
+	return []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"` + repo + `","digest":{"sha256":"` + strings.TrimPrefix(digest, "sha256:") + `"}}],"predicateType":"` + sigstore.SignPredicate + `","predicate":{}}`)
 }
 
 // KeylessBundle signs statement as subject of issuer with a certificate of
@@ -203,7 +203,7 @@ func marshalBundle(t testing.TB, vm *protobundle.VerificationMaterial, env *dsse
 		}
 		pe.Signatures = append(pe.Signatures, &protodsse.Signature{Sig: b, Keyid: s.KeyID})
 	}
-	b, err := protojson.Marshal(&protobundle.Bundle{MediaType: verify.BundleMediaType, VerificationMaterial: vm,
+	b, err := protojson.Marshal(&protobundle.Bundle{MediaType: sigstore.BundleMediaType, VerificationMaterial: vm,
 		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: pe}})
 	if err != nil {
 		t.Fatal(err)
@@ -212,42 +212,71 @@ func marshalBundle(t testing.TB, vm *protobundle.VerificationMaterial, env *dsse
 }
 
 // PushBundle attaches bundle to repo@digest as cosign does (OCI 1.1): a
-// manifest of artifactType verify.BundleMediaType, the empty config, the
+// manifest of artifactType sigstore.BundleMediaType, the empty config, the
 // bundle as its one layer, and the image as its subject; go-containerregistry
 // also updates the fallback tag "sha256-<hex>" index. It returns the
 // referrer's digest.
 func PushBundle(t testing.TB, repo, digest string, bundle []byte) string {
 	t.Helper()
+	empty := static.NewLayer([]byte("{}"), "application/vnd.oci.empty.v1+json")
+	layer := static.NewLayer(bundle, sigstore.BundleMediaType)
+	return PushReferrer(t, repo, digest, sigstore.BundleMediaType, empty, layer, nil,
+		map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": sigstore.SignPredicate})
+}
+
+// PushClassicReferrer attaches a classic cosign signature of payload to
+// repo@digest as "cosign sign --registry-referrers-mode=oci-1-1" does: the
+// tag scheme's signature manifest, with artifactType and config media type
+// sigstore.SignatureArtifactType and the image as its subject. It returns
+// the referrer's digest.
+func PushClassicReferrer(t testing.TB, repo, digest string, payload, sig []byte) string {
+	t.Helper()
+	config := static.NewLayer([]byte("{}"), sigstore.SignatureArtifactType)
+	layer := static.NewLayer(payload, "application/vnd.dev.cosign.simplesigning.v1+json")
+	return PushReferrer(t, repo, digest, sigstore.SignatureArtifactType, config, layer,
+		map[string]string{sigstore.SignatureAnnotation: base64.StdEncoding.EncodeToString(sig)}, nil)
+}
+
+// PushReferrer attaches to repo@digest a manifest of artifactType, with
+// config and one layer (annotated layerAnn), annotations ann, and the
+// image as its subject. It returns the referrer's digest.
+func PushReferrer(t testing.TB, repo, digest, artifactType string, config, layer v1.Layer, layerAnn, ann map[string]string) string {
+	t.Helper()
 	r, err := name.NewRepository(repo, name.Insecure)
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty := static.NewLayer([]byte("{}"), "application/vnd.oci.empty.v1+json")
-	layer := static.NewLayer(bundle, verify.BundleMediaType)
-	for _, l := range []v1.Layer{empty, layer} {
+	for _, l := range []v1.Layer{config, layer} {
 		if err := remote.WriteLayer(r, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	desc := func(l v1.Layer) map[string]any {
+	desc := func(l v1.Layer, ann map[string]string) map[string]any {
 		d, _ := l.Digest()
 		sz, _ := l.Size()
 		mt, _ := l.MediaType()
-		return map[string]any{"mediaType": mt, "digest": d.String(), "size": sz}
+		out := map[string]any{"mediaType": mt, "digest": d.String(), "size": sz}
+		if len(ann) > 0 {
+			out["annotations"] = ann
+		}
+		return out
 	}
 	subject, err := remote.Head(r.Digest(digest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"schemaVersion": 2,
 		"mediaType":     types.OCIManifestSchema1,
-		"artifactType":  verify.BundleMediaType,
-		"config":        desc(empty),
-		"layers":        []any{desc(layer)},
+		"artifactType":  artifactType,
+		"config":        desc(config, nil),
+		"layers":        []any{desc(layer, layerAnn)},
 		"subject":       map[string]any{"mediaType": subject.MediaType, "digest": subject.Digest.String(), "size": subject.Size},
-		"annotations":   map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": verify.SignPredicate},
-	})
+	}
+	if len(ann) > 0 {
+		fields["annotations"] = ann
+	}
+	m, _ := json.Marshal(fields)
 	h, _, _ := v1.SHA256(bytes.NewReader(m))
 	if err := remote.Put(r.Digest(h.String()), rawManifest{m, types.OCIManifestSchema1}); err != nil {
 		t.Fatal(err)
@@ -273,7 +302,7 @@ func PushAnnotated(t testing.TB, repo, digest string, payload []byte, ann map[st
 // Cert returns the leaf certificate of a KeylessAnnotations result.
 func Cert(t testing.TB, ann map[string]string) *x509.Certificate {
 	t.Helper()
-	c, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(ann[verify.CertificateAnnotation]))
+	c, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(ann[sigstore.CertificateAnnotation]))
 	if err != nil || len(c) == 0 {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package verify
+package sigstore
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
+
+	"github.com/pin-tool/pin/internal/verify"
 )
 
 // Annotations cosign writes, beside SignatureAnnotation, on a keyless
@@ -49,7 +51,7 @@ type keyless struct {
 	withTSA  *sgverify.Verifier
 }
 
-func newKeyless(spec Spec) (*keyless, error) {
+func newKeyless(spec verify.Spec) (*keyless, error) {
 	if spec.Issuer == "" || (spec.Subject == "" && spec.SubjectRegex == nil) || spec.TrustedRoot == "" {
 		return nil, errors.New("keyless verification needs issuer, subject or subject_regex, and trusted_root")
 	}
@@ -85,7 +87,7 @@ func newKeyless(spec Spec) (*keyless, error) {
 // verify checks entity against the root and the identity, with artifact
 // the signed artifact (or its digest). It returns the signer ("<issuer>
 // <subject>") or the failure.
-func (k *keyless) verify(digest string, entity sgverify.SignedEntity, artifact sgverify.ArtifactPolicyOption) (string, *Failure) {
+func (k *keyless) verify(digest string, entity sgverify.SignedEntity, artifact sgverify.ArtifactPolicyOption) (string, *verify.Failure) {
 	v := k.withTSA
 	if entries, _ := entity.TlogEntries(); len(entries) > 0 {
 		v = k.withLog
@@ -98,23 +100,23 @@ func (k *keyless) verify(digest string, entity sgverify.SignedEntity, artifact s
 	return "", classify(digest, entity, err)
 }
 
-// classify turns a sigstore-go verification error into a Failure: an
+// classify turns a sigstore-go verification error into a verify.Failure: an
 // identity that does not match, or a certificate that does not chain to
 // the root, is an untrusted signer; anything else (the signature, the
 // log entry, the timestamps) a bad signature.
-func classify(digest string, entity sgverify.SignedEntity, err error) *Failure {
+func classify(digest string, entity sgverify.SignedEntity, err error) *verify.Failure {
 	var idErr *sgverify.ErrNoMatchingCertificateIdentity
 	switch {
 	case errors.As(err, &idErr):
-		return &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed by " + identityOf(entity) + ", not the identity the verify block names"}
+		return &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "signed by " + identityOf(entity) + ", not the identity the verify block names"}
 	case strings.Contains(err.Error(), "leaf certificate"):
-		return &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "the certificate does not chain to the trusted root's certificate authorities: " + err.Error()}
+		return &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "the certificate does not chain to the trusted root's certificate authorities: " + err.Error()}
 	case strings.Contains(err.Error(), "not enough verified log entries"):
 		// Entries of logs the root does not name, or whose signed entry
 		// timestamp does not verify, are skipped, then counted short.
-		return &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "no transparency-log entry verifies against the logs the trusted root names"}
+		return &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "no transparency-log entry verifies against the logs the trusted root names"}
 	}
-	return &Failure{Digest: digest, Reason: BadSignature, Detail: err.Error()}
+	return &verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: err.Error()}
 }
 
 // identityOf names the signer of entity's certificate, for a message.
@@ -179,11 +181,13 @@ type rekorBundle struct {
 
 // tagLayer reads a keyless signature layer: ann its annotations, sig the
 // decoded signature, payload the signed payload.
-func tagLayer(digest string, ann map[string]string, sig, payload []byte) (*tagEntity, *Failure) {
-	bad := func(what string) *Failure { return &Failure{Digest: digest, Reason: BadSignature, Detail: what} }
+func tagLayer(digest string, ann map[string]string, sig, payload []byte) (*tagEntity, *verify.Failure) {
+	bad := func(what string) *verify.Failure {
+		return &verify.Failure{Digest: digest, Reason: verify.BadSignature, Detail: what}
+	}
 	pemCert, ok := ann[CertificateAnnotation]
 	if !ok {
-		return nil, &Failure{Digest: digest, Reason: UntrustedSigner, Detail: "signed with a key, not a certificate: the verify block names a keyless identity"}
+		return nil, &verify.Failure{Digest: digest, Reason: verify.UntrustedSigner, Detail: "signed with a key, not a certificate: the verify block names a keyless identity"}
 	}
 	certs, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(pemCert))
 	if err != nil || len(certs) == 0 {

@@ -1,4 +1,4 @@
-package resolve
+package sigstore_test
 
 import (
 	"context"
@@ -18,8 +18,10 @@ import (
 	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/internal/testimage"
 	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/internal/verify/verifytest"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // TestVerifyKeylessFloors, in process on go-containerregistry's in-memory
@@ -79,23 +81,24 @@ module "high" {
 	}
 	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": running("h1", "1.1.0", d11), "h2": running("h2", "1.4.0", d14)}}
 	cache := registry.NewCache(t.TempDir())
-	in := Input{Catalogue: cat, Observed: seen, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
-		Registry: func(string) Registry { return registry.NewRemote(registry.RemoteOptions{Host: host_, Cache: cache}) }}
-	by := func(p *Plan) map[string]*Decision {
-		out := map[string]*Decision{}
+	remote := registry.NewRemote(registry.RemoteOptions{Host: host_, Cache: cache})
+	in := resolve.Input{Catalogue: cat, Observed: seen, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+		Registry: func(string) resolve.Registry { return remote }, Verifier: verifiers(both(remote))}
+	by := func(p *resolve.Plan) map[string]*resolve.Decision {
+		out := map[string]*resolve.Decision{}
 		for _, d := range p.Decisions {
 			out[d.Module.Name] = d
 		}
 		return out
 	}
-	floors := func(d *Decision) string {
+	floors := func(d *resolve.Decision) string {
 		var s []string
 		for _, u := range d.Verification.Floors {
 			s = append(s, u.Image.Digest+": "+string(u.Failure.Reason))
 		}
 		return strings.Join(s, ", ")
 	}
-	first := by(Resolve(context.Background(), in))
+	first := by(resolve.Resolve(context.Background(), in))
 
 	low := first["low"]
 	if low.New == nil {
@@ -125,23 +128,24 @@ module "high" {
 	if got, want := floors(high), d14+": unsigned"; got != want {
 		t.Errorf("high: unverified floors %q, want %q (the running 1.4.0)", got, want)
 	}
-	st := Outdated(context.Background(), Input{Catalogue: cat, Observed: seen, Now: in.Now, Registry: in.Registry,
+	st := resolve.Outdated(context.Background(), resolve.Input{Catalogue: cat, Observed: seen, Now: in.Now, Registry: in.Registry, Verifier: in.Verifier,
 		Old: &lock.Lock{Modules: []*lock.Module{low.New, high.New}}}, nil)
 	for _, s := range st {
-		if !s.Has(StatusUnverified) {
-			t.Errorf("outdated %s: statuses %v, want %q for its unsigned running floor", s.Module.Name, s.Statuses, StatusUnverified)
+		if !s.Has(resolve.StatusUnverified) {
+			t.Errorf("outdated %s: statuses %v, want %q for its unsigned running floor", s.Module.Name, s.Statuses, resolve.StatusUnverified)
 		}
 	}
 
 	// The .sig tag of 1.2.0 now holds a signature of another digest: the
 	// recorded referrer still verifies 1.2.0 by digest.
-	verifytest.PushAnnotated(t, repo, d12, verifytest.Payload(repo, d11), map[string]string{verify.SignatureAnnotation: "AAAA"})
+	verifytest.PushAnnotated(t, repo, d12, verifytest.Payload(repo, d11), map[string]string{sigstore.SignatureAnnotation: "AAAA"})
 	// Module low alone: high asks about 1.2.0 afresh, having no record.
 	in.Catalogue = &catalogue.Catalogue{Modules: []*catalogue.Module{cat.Module("low")}}
 	in.Old = &lock.Lock{Modules: []*lock.Module{low.New}}
 	asked := &askedReferrers{Remote: registry.NewRemote(registry.RemoteOptions{Host: host_, Cache: cache}), digests: map[string]int{}}
-	in.Registry = func(string) Registry { return asked }
-	second := by(Resolve(context.Background(), in))
+	in.Registry = func(string) resolve.Registry { return asked }
+	in.Verifier = verifiers(both(asked))
+	second := by(resolve.Resolve(context.Background(), in))
 	if l := second["low"]; l.New == nil || l.New.Digest != d12 || l.New.Signature != ref12 {
 		t.Errorf("second run, low: %+v (refusal %v), want 1.2.0 verified by the recorded %s", l.New, l.Refusal, ref12)
 	}

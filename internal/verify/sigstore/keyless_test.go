@@ -1,4 +1,4 @@
-package verify_test
+package sigstore_test
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/pin-tool/pin/internal/testenv"
 	"github.com/pin-tool/pin/internal/testimage"
 	"github.com/pin-tool/pin/internal/verify"
+	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
@@ -86,7 +87,7 @@ func testKeylessTagScheme(t *testing.T, host string) {
 	p := verifytest.Payload(repo, tampered)
 	sig, ann := ss.KeylessAnnotations(t, signer, issuer, p)
 	sig[len(sig)-1] ^= 1
-	ann[verify.SignatureAnnotation] = base64.StdEncoding.EncodeToString(sig)
+	ann[sigstore.SignatureAnnotation] = base64.StdEncoding.EncodeToString(sig)
 	verifytest.PushAnnotated(t, repo, tampered, p, ann)
 	copied := push("copied")
 	_, ann = ss.KeylessAnnotations(t, signer, issuer, verifytest.Payload(repo, good))
@@ -94,13 +95,13 @@ func testKeylessTagScheme(t *testing.T, host string) {
 	untimed := push("untimed") // neither a log entry nor a timestamp
 	p = verifytest.Payload(repo, untimed)
 	_, ann = ss.KeylessAnnotations(t, signer, issuer, p)
-	delete(ann, verify.RekorBundleAnnotation)
-	delete(ann, verify.TimestampAnnotation)
+	delete(ann, sigstore.RekorBundleAnnotation)
+	delete(ann, sigstore.TimestampAnnotation)
 	verifytest.PushAnnotated(t, repo, untimed, p, ann)
 	tsaOnly := push("tsa-only") // no log entry, an RFC 3161 timestamp
 	p = verifytest.Payload(repo, tsaOnly)
 	_, ann = ss.KeylessAnnotations(t, signer, issuer, p)
-	delete(ann, verify.RekorBundleAnnotation)
+	delete(ann, sigstore.RekorBundleAnnotation)
 	verifytest.PushAnnotated(t, repo, tsaOnly, p, ann)
 	keySigned := push("key-signed")
 	verifytest.SignImage(t, verifytest.NewKey(t), repo, keySigned)
@@ -108,11 +109,11 @@ func testKeylessTagScheme(t *testing.T, host string) {
 	counter := registry.NewCounter(http.DefaultTransport)
 	cache := registry.NewCache(t.TempDir())
 	src := registry.NewRemote(registry.RemoteOptions{Host: host, Transport: counter, Cache: cache})
-	pol, err := verify.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath})
+	pol, err := sigstore.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pol.Verify(ctx, src, repo, good)
+	r, err := pol.Verify(ctx, both(src), repo, good)
 	if err != nil {
 		t.Fatalf("keyless signed image: %v", err)
 	}
@@ -132,33 +133,33 @@ func testKeylessTagScheme(t *testing.T, host string) {
 		{"a key signature", keySigned, verify.UntrustedSigner},
 		{"no verifiable time", untimed, verify.BadSignature},
 	} {
-		_, err := pol.Verify(ctx, src, repo, tt.digest)
+		_, err := pol.Verify(ctx, both(src), repo, tt.digest)
 		failure(t, tt.name, err, tt.want)
 	}
-	if _, err := pol.Verify(ctx, src, repo, tsaOnly); err != nil {
+	if _, err := pol.Verify(ctx, both(src), repo, tsaOnly); err != nil {
 		t.Errorf("a timestamp and no log entry: %v", err)
 	}
 
 	// subject_regex admits the subject it matches, and only it.
-	re, err := verify.New(verify.Spec{Issuer: issuer, SubjectRegex: regexp.MustCompile(`^release@example\.com$`), TrustedRoot: ss.RootPath})
+	re, err := sigstore.New(verify.Spec{Issuer: issuer, SubjectRegex: regexp.MustCompile(`^release@example\.com$`), TrustedRoot: ss.RootPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := re.Verify(ctx, src, repo, good); err != nil {
+	if _, err := re.Verify(ctx, both(src), repo, good); err != nil {
 		t.Errorf("subject_regex: %v", err)
 	}
-	_, err = re.Verify(ctx, src, repo, wrongSubject)
+	_, err = re.Verify(ctx, both(src), repo, wrongSubject)
 	failure(t, "subject_regex, another subject", err, verify.UntrustedSigner)
 
 	// Warm: the recorded signature costs nothing, offline too.
 	before := total(counter)
-	if _, err := pol.Recheck(ctx, src, repo, good, sigGood); err != nil {
+	if _, err := pol.Recheck(ctx, both(src), repo, good, sigGood); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(counter) - before; got != 0 {
 		t.Errorf("warm Recheck sent %d requests, want 0: %v", got, counter.Summary())
 	}
-	if _, err := pol.Recheck(ctx, registry.Offline{Cache: cache}, repo, good, sigGood); err != nil {
+	if _, err := pol.Recheck(ctx, both(registry.Offline{Cache: cache}), repo, good, sigGood); err != nil {
 		t.Errorf("offline Recheck: %v", err)
 	}
 }
@@ -187,7 +188,7 @@ func testKeylessBundleReferrer(t *testing.T, host string, api bool) {
 	keyed := push("keyed")
 	refKeyed := verifytest.PushBundle(t, repo, keyed, verifytest.KeyBundle(t, key, verifytest.Statement(repo, keyed)))
 	attested := push("attested")
-	st := strings.Replace(string(verifytest.Statement(repo, attested)), verify.SignPredicate, "https://slsa.dev/provenance/v1", 1)
+	st := strings.Replace(string(verifytest.Statement(repo, attested)), sigstore.SignPredicate, "https://slsa.dev/provenance/v1", 1)
 	verifytest.PushBundle(t, repo, attested, ss.KeylessBundle(t, signer, issuer, []byte(st)))
 	copied := push("copied")
 	verifytest.PushBundle(t, repo, copied, ss.KeylessBundle(t, signer, issuer, verifytest.Statement(repo, good)))
@@ -200,7 +201,7 @@ func testKeylessBundleReferrer(t *testing.T, host string, api bool) {
 	counter := registry.NewCounter(http.DefaultTransport)
 	cache := registry.NewCache(t.TempDir())
 	src := registry.NewRemote(registry.RemoteOptions{Host: host, Transport: counter, Cache: cache})
-	pol, err := verify.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath})
+	pol, err := sigstore.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func testKeylessBundleReferrer(t *testing.T, host string, api bool) {
 		t.Fatal(err)
 	}
 	before := total(counter)
-	r, err := pol.Verify(ctx, src, repo, good)
+	r, err := pol.Verify(ctx, both(src), repo, good)
 	if err != nil {
 		t.Fatalf("keyless bundle: %v", err)
 	}
@@ -235,37 +236,37 @@ func testKeylessBundleReferrer(t *testing.T, host string, api bool) {
 		{"a tampered envelope", tampered, verify.BadSignature},
 		{"a key-signed bundle", keyed, verify.UntrustedSigner},
 	} {
-		_, err := pol.Verify(ctx, src, repo, tt.digest)
+		_, err := pol.Verify(ctx, both(src), repo, tt.digest)
 		failure(t, tt.name, err, tt.want)
 	}
-	keyPol, err := verify.New(verify.Spec{Keys: []string{key.Path}})
+	keyPol, err := sigstore.New(verify.Spec{Keys: []string{key.Path}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = keyPol.Verify(ctx, src, repo, keyed)
+	r, err = keyPol.Verify(ctx, both(src), repo, keyed)
 	if err != nil {
 		t.Fatalf("key-signed bundle: %v", err)
 	}
 	if want := (verify.Result{Method: verify.MethodCosignKey, Signer: key.Fingerprint, Signature: refKeyed}); r != want {
 		t.Errorf("key-signed bundle: %+v, want %+v", r, want)
 	}
-	_, err = keyPol.Verify(ctx, src, repo, good)
+	_, err = keyPol.Verify(ctx, both(src), repo, good)
 	failure(t, "a keyless bundle under a key policy", err, verify.UntrustedSigner)
 
 	// Warm: the recorded referrer costs nothing, offline too; Verify
 	// again asks the .sig tag and the referrers, not the bundle.
 	before = total(counter)
-	if _, err := pol.Recheck(ctx, src, repo, good, refGood); err != nil {
+	if _, err := pol.Recheck(ctx, both(src), repo, good, refGood); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(counter) - before; got != 0 {
 		t.Errorf("warm Recheck sent %d requests, want 0: %v", got, counter.Summary())
 	}
-	if _, err := pol.Recheck(ctx, registry.Offline{Cache: cache}, repo, good, refGood); err != nil {
+	if _, err := pol.Recheck(ctx, both(registry.Offline{Cache: cache}), repo, good, refGood); err != nil {
 		t.Errorf("offline Recheck: %v", err)
 	}
 	before = total(counter)
-	if _, err := pol.Verify(ctx, src, repo, good); err != nil {
+	if _, err := pol.Verify(ctx, both(src), repo, good); err != nil {
 		t.Fatal(err)
 	}
 	want = 3
@@ -297,7 +298,7 @@ func tamperBundle(t *testing.T, b []byte) []byte {
 // root without certificate authorities are refused.
 func TestNewKeyless(t *testing.T) {
 	ss := verifytest.NewSigstore(t)
-	if _, err := verify.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath}); err != nil {
+	if _, err := sigstore.New(verify.Spec{Issuer: issuer, Subject: signer, TrustedRoot: ss.RootPath}); err != nil {
 		t.Errorf("a keyless spec: %v", err)
 	}
 	noCA := filepath.Join(t.TempDir(), "root.json")
@@ -319,7 +320,7 @@ func TestNewKeyless(t *testing.T) {
 		"a root without a CA":  {Issuer: issuer, Subject: signer, TrustedRoot: noCA},
 		"two subjects":         {Issuer: issuer, Subject: signer, SubjectRegex: regexp.MustCompile("x"), TrustedRoot: ss.RootPath},
 	} {
-		if _, err := verify.New(spec); err == nil {
+		if _, err := sigstore.New(spec); err == nil {
 			t.Errorf("%s: New = nil error", name)
 		}
 	}
