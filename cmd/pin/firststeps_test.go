@@ -129,3 +129,55 @@ func shellFields(t *testing.T, line string) []string {
 	}
 	return out
 }
+
+// TestMissingImageShowsAValue: a module without image (or policy) is an
+// HCL diagnostic at the module's file:line:column whose detail shows a
+// value to write. The messages are golden (text and JSON: diagnostics are
+// text on stderr). Then the values shown are written into the modules as
+// given, and the catalogue loads: pin no longer stops at it.
+func TestMissingImageShowsAValue(t *testing.T) {
+	dir := t.TempDir()
+	cat := `module "app" {
+  policy = "track-upstream"
+}
+
+module "db" {
+  image = "registry.example.org/team/db"
+  pin   = "16.4"
+}
+`
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), cat)
+	var out strings.Builder
+	var stderr string
+	for _, args := range [][]string{{"resolve"}, {"resolve", "--format", "json"}} {
+		r := pin(t, dir, args...)
+		fmt.Fprintf(&out, "$ pin %s\nexit %d\n%s%s\n", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		if r.code != exitInput {
+			t.Errorf("pin %s: exit %d, want %d", strings.Join(args, " "), r.code, exitInput)
+		}
+		stderr = r.stderr
+	}
+	golden(t, "messages.missing-image.txt", out.String())
+	for _, want := range []string{"catalogue.hcl:1:1: error: Missing image", "catalogue.hcl:5:1: error: Missing policy"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in\n%s", want, stderr)
+		}
+	}
+
+	image := regexp.MustCompile(`such as (image = "[^"]+")`).FindStringSubmatch(stderr)
+	policy := regexp.MustCompile(`Write (policy = "[^"]+")`).FindStringSubmatch(stderr)
+	if image == nil || policy == nil {
+		t.Fatalf("no value shown to write:\n%s", stderr)
+	}
+	cat = strings.Replace(cat, "module \"app\" {\n", "module \"app\" {\n  "+image[1]+"\n", 1)
+	cat = strings.Replace(cat, "module \"db\" {\n", "module \"db\" {\n  "+policy[1]+"\n", 1)
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), cat)
+	if _, diags := catalogue.Load(filepath.Join(dir, "catalogue.hcl")); len(diags) > 0 {
+		t.Fatalf("with the values shown written in:\n%s\n%v", cat, diags)
+	}
+	// Nothing runs them and nothing is pinned: pin now refuses for that,
+	// not for the catalogue.
+	if r := pin(t, dir, "resolve", "--offline"); r.code == exitInput || strings.Contains(r.stderr, "Missing") {
+		t.Errorf("with the values shown written in: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
