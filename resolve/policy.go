@@ -247,7 +247,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
 			return choice{}, nil, r
 		}
-		reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, nil)
+		reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, nil)
 		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
 	}
 	for _, f := range dc.floors {
@@ -300,7 +300,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		return choice{}, nil, err
 	}
 	// Only reached when the downgrade is allowed.
-	reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, dg)
+	reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
 }
 
@@ -354,7 +354,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 		than = fmt.Sprintf(", the same image as %s", what)
 	case primary != nil:
 		_, prim := labels(dc.opts, f.Image, *primary)
-		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, prim, res.Detail, what)
+		than = fmt.Sprintf(", newer than %s (%s): locking %s would be a downgrade", dc.phrase(what, *primary, prim), res.Detail, what)
 	}
 	if f.entry() {
 		// (The same words for an entry taken over: the next run keeps it
