@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReasonsNameWhatDecided: a plan's reasons name what decided. A
+// module following the floating tag artful (which names 1.1.0) names the
+// tag, not the version alone; two builds of latest 0.8 s apart are
+// ordered by dates printed to the tenth of a second. The plan is golden,
+// in text and JSON.
+func TestReasonsNameWhatDecided(t *testing.T) {
+	w := newWorld(t)
+	const app, web = "registry.example.org/team/app", "registry.example.org/team/web"
+	w.tag(app, "1.0.0", w.build("app 1.0.0", "1.0.0", "2026-01-01T00:00:00Z"))
+	w.tag(app, "artful", w.build("app 1.1.0", "1.1.0", "2026-03-01T00:00:00Z"))
+	w.run("h1", "app", app, app+":1.0.0", w.build("app 1.0.0", "1.0.0", "2026-01-01T00:00:00Z"))
+	first := w.build("web, the first build", "", "2026-09-17T00:00:00Z")
+	w.tag(web, "latest-1", first)
+	w.run("h1", "web", web, web+":latest", w.build("web, the second build", "", "2026-09-17T00:00:00.8Z"))
+	w.write([]string{"registry.example.org"}, fmt.Sprintf(`module "app" {
+  image  = %q
+  policy = "track-upstream"
+  tag    = "artful"
+  runs_on "h1" { container = "app" }
+}
+
+module "web" {
+  image  = %q
+  policy = "at-least-running"
+  pin    = "latest@%s"
+  runs_on "h1" { container = "web" }
+}
+`, app, web, first.digest))
+	text := pin(t, w.dir, "resolve", "--check")
+	js := pin(t, w.dir, "resolve", "--check", "--format", "json")
+	golden(t, "reasons.plan.txt", text.stdout)
+	golden(t, "reasons.plan.json", js.stdout)
+	for _, want := range []string{
+		"the floating tag artful, now 1.1.0; newer than what h1/app runs (version 1.1.0 > 1.0.0): an upgrade",
+		"(built 2026-09-17T00:00:00.8Z > 2026-09-17T00:00:00.0Z)",
+	} {
+		if !strings.Contains(text.stdout, want) {
+			t.Errorf("the plan does not say %q:\n%s", want, text.stdout)
+		}
+	}
+}
+
+// TestPlanSaysThePreviousLockWon: forge's container is recreated under
+// another name; the previous lock wins, and the plan says so ("won the
+// previous lock"), not the side that won when it was written. Then
+// forge's image moves to another registry (which mirrors the same
+// images): the lock keeps the entry, and the repository it was locked
+// from; the plan says that the repository changed, what the lock keeps
+// and why, and what to write. What it says is written, and the same digest
+// is locked from the new registry. Plans are golden, text and JSON.
+func TestPlanSaysThePreviousLockWon(t *testing.T) {
+	dir, _ := incidentMirror(t)
+	if r := pin(t, dir, "resolve"); r.code != exitOK {
+		t.Fatalf("setup: exit %d\n%s", r.code, r.stderr)
+	}
+	forge := lockedDigest(t, readLock(t, dir), "forge")
+	editFile(t, filepath.Join(dir, "mesh-1.json"), func(s string) string {
+		return strings.Replace(s, `"name": "forgejo"`, `"name": "forgejo-2"`, 1)
+	})
+	var text, js strings.Builder
+	step := func(what string, args ...string) result {
+		t.Helper()
+		j := pin(t, dir, append(append([]string{}, args...), "--format", "json", "--check")...)
+		fmt.Fprintf(&js, "# %s\n%s\n", what, j.stdout)
+		r := pin(t, dir, args...)
+		fmt.Fprintf(&text, "# %s\n$ pin %s\nexit %d\n%s%s\n", what, strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		if r.code != exitOK && r.code != exitFindings {
+			t.Fatalf("%s: exit %d\n%s%s", what, r.code, r.stdout, r.stderr)
+		}
+		return j
+	}
+	step("forgejo recreated as forgejo-2", "resolve", "--check", "forge")
+	if !strings.Contains(text.String(), "  won      the previous lock, ordered by version\n") {
+		t.Errorf("the plan does not say that the previous lock won:\n%s", text.String())
+	}
+
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		s = strings.Replace(s, `image   = "registry.example.org/forge/forgejo"`, `image   = "mirror.example.net/forge/forgejo"`, 1)
+		return s + "\nregistry \"mirror.example.net\" {\n  mirror = \"registry\"\n}\n"
+	})
+	r := step("forge's image moves to mirror.example.net", "resolve", "forge")
+	var p planOutput
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || len(p.Modules) != 1 || p.Modules[0].Repository == nil {
+		t.Fatalf("no repository said: %v\n%s", err, r.stdout)
+	}
+	m := p.Modules[0]
+	if m.New.Image != "registry.example.org/forge/forgejo" || m.Won != "previous-lock" {
+		t.Errorf("new %+v, won %q", m.New, m.Won)
+	}
+	write := regexp.MustCompile(`write (pin = "[^"]+")`).FindStringSubmatch(m.Repository.Why)
+	if write == nil {
+		t.Fatalf("nothing to write in %q", m.Repository.Why)
+	}
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return regexp.MustCompile(`pin     = "1\.22\.6@[^"]+"`).ReplaceAllString(s, strings.Replace(write[1], "pin = ", "pin     = ", 1))
+	})
+	step("the pin it says to write", "resolve", "forge")
+	lock := readLock(t, dir)
+	if got := block(lock, "forge"); !strings.Contains(got, `image   = "mirror.example.net/forge/forgejo"`) || lockedDigest(t, lock, "forge") != forge {
+		t.Errorf("with the pin written: want %s from mirror.example.net/forge/forgejo:\n%s", forge, got)
+	}
+	golden(t, "reasons.kept.txt", text.String())
+	golden(t, "reasons.kept.json.txt", js.String())
+}
