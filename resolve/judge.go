@@ -175,7 +175,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 			j.Reason += "; restore from: " + ov.Restore
 		}
 	default:
-		failed.fix = dc.judgeFix(failed, ov)
+		failed.fix = dc.judgeFix(ctx, failed, ov)
 		if ov.Downgrade != "" && !catalogue.HasWords(ov.Downgrade) || m.OneWay && ov.Restore != "" && !catalogue.HasWords(ov.Restore) {
 			failed.fix = "the override gives no reason in words (letters or digits: only spaces or characters nobody sees), which accepts nothing; " + failed.fix
 		}
@@ -221,31 +221,53 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Imag
 
 // judgeFix says what to do instead of a refused replacement: run what
 // the floor runs, or give the override.
-func (dc *decider) judgeFix(r *Refusal, ov Override) string {
+func (dc *decider) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
 	var opts []string
+	if v, ok := dc.tags().disbelieved(r.Chosen); ok && v.now != "" && dc.allAtLeast(ctx, image.Image{Repository: r.Chosen.Repository, Tag: r.Chosen.Tag, Digest: v.now}) {
+		// The reference's tag names another digest now: what it most
+		// likely meant.
+		opts = append(opts, fmt.Sprintf("to run what the tag %s names now, deploy %s:%s@%s", r.Chosen.Tag, r.Chosen.Repository, r.Chosen.Tag, v.now))
+	}
 	if f := r.Floor; f.Image.Digest != "" {
-		p := f.Image.Repository + "@" + f.Image.Digest
-		if f.Image.Tag != "" {
-			p = f.Image.Repository + ":" + f.Image.Tag + "@" + f.Image.Digest
+		// (A tag pin does not believe is not advised back.)
+		img, _ := dc.asWritten(ctx, f.Image)
+		p := f.Image.Repository + "@" + img.Digest
+		if img.Tag != "" {
+			p = f.Image.Repository + ":" + img.Tag + "@" + img.Digest
 		}
+		var s string
 		switch f.Kind {
 		case FloorLocked:
-			opts = append(opts, fmt.Sprintf("to run what the lock names, deploy %s", p))
+			s = fmt.Sprintf("to run what the lock names, deploy %s", p)
 		case FloorInherited:
-			opts = append(opts, fmt.Sprintf("to run what the lock names for %s, whose floor module %q takes over, deploy %s", f.entryName(), dc.m.Name, p))
+			s = fmt.Sprintf("to run what the lock names for %s, whose floor module %q takes over, deploy %s", f.entryName(), dc.m.Name, p)
 		default:
-			opts = append(opts, fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p))
+			s = fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p)
+		}
+		switch {
+		case dc.allAtLeast(ctx, img):
+			opts = append(opts, s)
+		case ov.How != "":
+			// It cannot be ordered against another floor itself: the
+			// override accepts that.
+			opts = append(opts, s+" and "+dc.howOverride(ov))
 		}
 	}
 	if ov.How != "" {
-		s := "to replace it anyway, " + ov.How
-		if dc.m.OneWay && ov.HowRestore != "" {
-			s += " and " + ov.HowRestore + " (module " + fmt.Sprintf("%q", dc.m.Name) + " is one_way)"
-		}
-		opts = append(opts, s)
+		opts = append(opts, "to replace it anyway, "+dc.howOverride(ov))
 	}
-	if r.Kind == KindUnknown && dc.m.Versioning.Kind == "" && r.Floor.Image.Tag != "" {
+	if r.Kind == KindUnknown && dc.m.Versioning.Kind == "" && (dc.notVersion(r.Floor.Image) || dc.notVersion(r.Chosen)) {
 		opts = append(opts, fmt.Sprintf(`if the tags are not semver, set versioning = "calver", "numeric" or "regex:…" in module %q (%s)`, dc.m.Name, dc.pinWhere()))
 	}
 	return strings.Join(opts, "; ")
+}
+
+// howOverride says how to give the override where the caller reads it,
+// with the restore for a one_way module.
+func (dc *decider) howOverride(ov Override) string {
+	s := ov.How
+	if dc.m.OneWay && ov.HowRestore != "" {
+		s += " and " + ov.HowRestore + " (module " + fmt.Sprintf("%q", dc.m.Name) + " is one_way)"
+	}
+	return s
 }

@@ -43,8 +43,12 @@ type Refusal struct {
 	// Floor is the floor it fails against.
 	Floor Floor
 	Order order.Result
-	opts  order.Options
-	fix   string
+	// Advice is what to write in the module to decide, where the refusal
+	// is a downgrade or an unknown order that writing can decide; its
+	// text ends Error.
+	Advice []Advice
+	opts   order.Options
+	fix    string
 }
 
 // Error renders the refusal for people: the module, the floor, both images

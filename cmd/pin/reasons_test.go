@@ -113,3 +113,83 @@ func TestPlanSaysThePreviousLockWon(t *testing.T) {
 	golden(t, "reasons.kept.txt", text.String())
 	golden(t, "reasons.kept.json.txt", js.String())
 }
+
+// TestFalseTagAdviceIsFollowed: app's images carry no version label. A
+// hand edit calls the lock entry 1.30.0 while its digest is 1.22.6's (the
+// registry's 1.30.0 names another digest); h1 runs 1.25.0. pin refuses
+// (the tag is a claim it checks), and its advice writes no tag next to a
+// digest it does not believe names it. The refusal is golden (text and
+// JSON). Then each piece of advice, as the JSON gives it, is written into
+// the catalogue: pin accepts each, and no lock it writes carries the
+// claim.
+func TestFalseTagAdviceIsFollowed(t *testing.T) {
+	w := newWorld(t)
+	const app = "registry.example.org/team/app"
+	old, mid, newer := w.build("app 1.22.6", "", "2024-12-12T00:00:00Z"), w.build("app 1.25.0", "", "2025-06-01T00:00:00Z"), w.build("app 1.30.0", "", "2026-09-01T00:00:00Z")
+	w.tag(app, "1.22.6", old)
+	w.tag(app, "1.25.0", mid)
+	w.tag(app, "1.30.0", newer)
+	w.run("h1", "app", app, app+":1.25.0", mid)
+	modules := fmt.Sprintf(`module "app" {
+  image  = %q
+  policy = "at-least-running"
+  runs_on "h1" { container = "app" }
+}
+`, app)
+	w.write([]string{"registry.example.org"}, modules)
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("setup: exit %d\n%s", r.code, r.stderr)
+	}
+	lockFile := filepath.Join(w.dir, "pin.lock.hcl")
+	editFile(t, lockFile, func(s string) string {
+		b := block(s, "app")
+		e := strings.NewReplacer(mid.digest, old.digest, mid.config, old.config, `"1.25.0"`, `"1.30.0"`,
+			"2025-06-01T00:00:00Z", "2024-12-12T00:00:00Z").Replace(b)
+		// (what h1 ran stays recorded as it was)
+		e = strings.Replace(e, "observed \"h1\" {\n    container = \"app\"\n    tag       = \"1.30.0\"\n    digest    = \""+old.digest, "observed \"h1\" {\n    container = \"app\"\n    tag       = \"1.25.0\"\n    digest    = \""+mid.digest, 1)
+		return strings.Replace(s, b, e, 1)
+	})
+	edited := string(mustRead(t, lockFile))
+	claim := "1.30.0@" + old.digest
+
+	text := pin(t, w.dir, "resolve")
+	js := pin(t, w.dir, "resolve", "--format", "json")
+	golden(t, "reasons.false-tag.txt", text.stdout+text.stderr)
+	golden(t, "reasons.false-tag.json", js.stdout)
+	validate(t, compileSchemas(t)["plan.schema.json"], "the refusal", js.stdout)
+	if text.code != exitFindings || string(mustRead(t, lockFile)) != edited {
+		t.Fatalf("resolve over the false tag: exit %d, want %d and the lock as it was\n%s", text.code, exitFindings, text.stderr)
+	}
+	if i := strings.Index(text.stderr, "to decide"); i < 0 || strings.Contains(text.stderr[i:], claim) {
+		t.Errorf("the advice writes the claim %s back:\n%s", claim, text.stderr)
+	}
+	var p planOutput
+	if err := json.Unmarshal([]byte(js.stdout), &p); err != nil || len(p.Modules) != 1 || p.Modules[0].Refusal == nil || len(p.Modules[0].Refusal.Advice) == 0 {
+		t.Fatalf("no advice in the JSON: %v\n%s", err, js.stdout)
+	}
+	for _, a := range p.Modules[0].Refusal.Advice {
+		var set []string
+		for _, st := range a.Set {
+			v := st.Value
+			if strings.HasPrefix(v, "<") {
+				v = "the words of " + st.Attr
+			}
+			set = append(set, fmt.Sprintf("  %s = %q", st.Attr, v))
+		}
+		t.Run(a.Goal, func(t *testing.T) {
+			cat := strings.Replace(strings.Replace(modules, "  policy = \"at-least-running\"\n", "", 1), "  image  = ", strings.Join(set, "\n")+"\n  image  = ", 1)
+			if !strings.Contains(cat, "policy") {
+				cat = strings.Replace(cat, "  image  = ", "  policy = \"at-least-running\"\n  image  = ", 1)
+			}
+			w.write([]string{"registry.example.org"}, cat)
+			writeFile(t, lockFile, edited)
+			r := pin(t, w.dir, "resolve")
+			if r.code != exitOK {
+				t.Fatalf("with\n%s\nexit %d\n%s%s", cat, r.code, r.stdout, r.stderr)
+			}
+			if l := readLock(t, w.dir); strings.Contains(block(l, "app"), `tag     = "1.30.0"`) && lockedDigest(t, l, "app") == old.digest {
+				t.Errorf("the lock carries the claim:\n%s", l)
+			}
+		})
+	}
+}

@@ -128,6 +128,19 @@ type refusalOutput struct {
 	Rule    string `json:"rule"`
 	Host    string `json:"host,omitempty"`
 	Message string `json:"message"`
+	// Advice is what the message says to write in the module, each piece
+	// a goal and the attributes that reach it, in order.
+	Advice []adviceOutput `json:"advice,omitempty"`
+}
+
+type adviceOutput struct {
+	Goal string          `json:"goal,omitempty"`
+	Set  []settingOutput `json:"set"`
+}
+
+type settingOutput struct {
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
 }
 
 func lockImage(m *lock.Module) *imageOutput {
@@ -154,6 +167,13 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		}
 		if r := d.Refusal; r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
+			for _, a := range r.Advice {
+				ao := adviceOutput{Goal: a.Goal}
+				for _, st := range a.Set {
+					ao.Set = append(ao.Set, settingOutput{Attr: st.Attr, Value: st.Value})
+				}
+				m.Refusal.Advice = append(m.Refusal.Advice, ao)
+			}
 		}
 		if d.Err != nil {
 			m.Error = d.Err.Error()
