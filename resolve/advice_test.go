@@ -186,3 +186,49 @@ func TestJudgeAdviceDecides(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeNotServed: a reference its registry has no image by (a tag it
+// does not have, a digest it does not serve) is refused as not served,
+// naming the reference with its tag and what the registry lacks; never
+// an image ID, an override or versioning. What it says to deploy is
+// allowed. A reference of another repository is refused for that.
+func TestJudgeNotServed(t *testing.T) {
+	ctx := context.Background()
+	reg := newFakeRegistry(repo, "1.22.6/2024-12-12+1.22.6", "1.27.3/2026-09-01+1.27.3")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
+	in := inputOf(m, reg, nil, observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil))
+	missing := "sha256:" + strings.Repeat("5", 64)
+	for _, c := range []struct {
+		ref  image.Image
+		says string
+	}{
+		{image.Image{Repository: repo, Tag: "9.9.9"}, "registry.example.org has no image " + repo + ":9.9.9 (no tag 9.9.9 in team/svc): it cannot be ordered against what host-0/svc runs"},
+		{image.Image{Repository: repo, Digest: missing}, "registry.example.org has no image " + repo + "@" + missing + " (no manifest " + missing + " in team/svc)"},
+		{image.Image{Repository: repo, Tag: "9.9.9", Digest: missing}, "registry.example.org has no image " + repo + ":9.9.9@" + missing + " (no manifest "},
+	} {
+		j, err := Judge(ctx, in, m, c.ref, Override{How: "annotate it"})
+		if err != nil || j.Allowed() || !j.NotServed || j.Refusal.Kind != KindNotServed || j.Image.Tag != c.ref.Tag {
+			t.Fatalf("%s: %+v %v, want refused as not served, the tag kept", c.ref.Ref(), j, err)
+		}
+		text := j.Refusal.Error()
+		if !strings.Contains(text, c.says) {
+			t.Errorf("%s: the refusal does not say %q:\n%s", c.ref.Ref(), c.says, text)
+		}
+		for _, not := range []string{"image ID", "annotate it", "versioning", "allow_downgrade"} {
+			if strings.Contains(text, not) {
+				t.Errorf("%s: the refusal speaks of %q:\n%s", c.ref.Ref(), not, text)
+			}
+		}
+		dep := regexp.MustCompile(`deploy (\S+):(\S+)@(\S+)$`).FindStringSubmatch(text)
+		if dep == nil {
+			t.Fatalf("nothing to deploy in:\n%s", text)
+		}
+		if j, err := Judge(ctx, in, m, image.Image{Repository: dep[1], Tag: dep[2], Digest: dep[3]}, Override{}); err != nil || !j.Allowed() {
+			t.Errorf("deploying %s:%s, as it says: %v %v", dep[1], dep[2], j.Refusal, err)
+		}
+	}
+	other := image.Image{Repository: "registry.example.org/other/svc", Tag: "9.9.9"}
+	if j, err := Judge(ctx, in, m, other, Override{}); err != nil || j.Allowed() || j.Refusal.Kind == KindNotServed || !strings.Contains(j.Refusal.Error(), "not from the module's repository") {
+		t.Errorf("%s: %v %v, want refused as another repository's", other.Ref(), j.Refusal, err)
+	}
+}

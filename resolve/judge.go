@@ -36,8 +36,14 @@ type Override struct {
 type Judgement struct {
 	Module string
 	// Image is the new image as its content says (read by digest, else by
-	// tag); as the reference said when the registry does not hold it.
+	// tag); as the reference said when the registry does not hold it
+	// (NotServed).
 	Image image.Image
+	// NotServed: the registry of the image's repository answered that it
+	// has no image by the reference (no such tag, no such manifest). The
+	// reference then orders nothing; refused, the refusal is of kind
+	// KindNotServed and says so.
+	NotServed bool
 	// Floors are what the image was held against, as in Decision.Floors.
 	Floors []Floor
 	// Verdict is the worst order against the floors: downgrade or unknown
@@ -112,17 +118,23 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	}
 	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl, heirs: heirs, heirIdx: idx}
 	dc.tags().holdUp(fl)
-	newImg, err := dc.describeNew(ctx, img)
+	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
 		return nil, err
 	}
-	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst}
+	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst, NotServed: !served}
 	what := "the new image " + short(newImg)
+	ordered := newImg
+	if !served {
+		// What its reference says is a claim nothing backs: it orders
+		// nothing (the digest alone may still be what a floor runs).
+		ordered = image.Image{Repository: newImg.Repository, Digest: newImg.Digest}
+	}
 	var failed *Refusal
 	unrecorded := false // a floor it fails against that the lock was not held against
 	foreign := newImg.Repository != "" && newImg.Repository != m.Image
 	for _, f := range fl {
-		res := dc.tags().compare(ctx, newImg, f.Image, newImg, f.Image, opts)
+		res := dc.tags().compare(ctx, ordered, f.Image, ordered, f.Image, opts)
 		if foreign && res.Rule != order.RuleContent {
 			// Another repository's tags and labels are its publisher's
 			// words: only the same content as what runs orders it.
@@ -174,6 +186,12 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if ov.Restore != "" {
 			j.Reason += "; restore from: " + ov.Restore
 		}
+	case !served && !foreign:
+		// The registry has no such tag or manifest: that, not an order,
+		// is what to fix; no override is asked for.
+		failed.Kind = KindNotServed
+		failed.fix = dc.notServedFix(ctx, failed)
+		j.Refusal = failed
 	default:
 		failed.fix = dc.judgeFix(ctx, failed, ov)
 		if ov.Downgrade != "" && !catalogue.HasWords(ov.Downgrade) || m.OneWay && ov.Restore != "" && !catalogue.HasWords(ov.Restore) {
@@ -186,29 +204,29 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 
 // describeNew reads the new image's content: by digest when the reference
 // names one (its tag then a claim the content is checked against by
-// order.Compare), else by tag.
-func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Image, error) {
+// order.Compare), else by tag. served is false when the registry answered
+// that it has no image by that reference (no such tag, no such manifest):
+// the image is then the reference as given, which orders nothing.
+func (dc *decider) describeNew(ctx context.Context, img image.Image) (_ image.Image, served bool, _ error) {
 	ref := img.Digest
 	if ref == "" {
 		ref = img.Tag
 	}
 	if ref == "" || dc.in.Registry == nil {
-		return img, nil
+		return img, true, nil
 	}
 	reg := dc.in.Registry(img.Repository)
 	if reg == nil {
-		return img, nil
+		return img, true, nil
 	}
 	full, err := reg.Image(ctx, img.Repository, ref, dc.platform())
 	switch {
 	case errors.Is(err, image.ErrNotFound):
-		// The registry holds no such image: what its reference says is a
-		// claim nothing backs, so it orders nothing.
-		return image.Image{Repository: img.Repository, Digest: img.Digest}, nil
+		return image.Image{Repository: img.Repository, Tag: img.Tag, Digest: img.Digest}, false, nil
 	case errors.Is(err, image.ErrUnavailable):
-		return img, nil
+		return img, true, nil
 	case err != nil:
-		return image.Image{}, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})
+		return image.Image{}, false, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})
 	}
 	full.Repository = img.Repository
 	if img.Tag != "" {
@@ -216,7 +234,24 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Imag
 	}
 	dc.tags().vouchRef(ref, full)
 	dc.tags().offer(full)
-	return full, nil
+	return full, true, nil
+}
+
+// notServedFix says what to do about a new image its registry has no
+// image by: push it, or deploy what it has; or what the floor runs.
+func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
+	fix := []string{fmt.Sprintf("push %s first, or deploy a tag the registry has", r.Chosen.Ref())}
+	if r.Chosen.Digest != "" {
+		fix = []string{"deploy a digest the registry serves (this one was never pushed there, or was deleted)"}
+	}
+	if f := r.Floor; f.Image.Digest != "" {
+		img, _ := dc.asWritten(ctx, f.Image)
+		img.Repository = f.Image.Repository
+		if dc.allAtLeast(ctx, img) {
+			fix = append(fix, fmt.Sprintf("to run what %s, deploy %s", f.runs(), img.Ref()))
+		}
+	}
+	return strings.Join(fix, "; ")
 }
 
 // judgeFix says what to do instead of a refused replacement: run what
