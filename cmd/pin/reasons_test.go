@@ -7,6 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/crane"
+
+	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testimage"
 )
 
 // TestReasonsNameWhatDecided: a plan's reasons name what decided. A
@@ -191,5 +197,45 @@ func TestFalseTagAdviceIsFollowed(t *testing.T) {
 				t.Errorf("the lock carries the claim:\n%s", l)
 			}
 		})
+	}
+}
+
+// TestMovedTrackUpstreamCopy: a track-upstream module's image moves to a
+// repository that has only an older release; the lock keeps the previous
+// entry, in its old repository, and says to copy the image across with
+// crane copy. The copy, made as it says (go-containerregistry's crane,
+// against the real registry), lets the new repository's newest tag lock
+// the same digest from there.
+func TestMovedTrackUpstreamCopy(t *testing.T) {
+	reg := testenv.Registry(t)
+	id := time.Now().UnixNano()
+	oldRepo, newRepo := fmt.Sprintf("%s/old/app-%d", reg, id), fmt.Sprintf("%s/new/app-%d", reg, id)
+	locked := testimage.PushRelease(t, oldRepo, "1.0.0", "2026-09-01", testimage.Options{Content: "1.0.0"})
+	testimage.PushRelease(t, newRepo, "0.9.0", "2026-06-01", testimage.Options{Content: "0.9.0"})
+	dir := t.TempDir()
+	cat := func(repo string) {
+		writeFile(t, filepath.Join(dir, "catalogue.hcl"), fmt.Sprintf("module \"app\" {\n  image  = %q\n  policy = \"track-upstream\"\n}\n", repo))
+	}
+	cache := "--cache-dir=" + filepath.Join(dir, "cache")
+	cat(oldRepo)
+	if r := pin(t, dir, "resolve", cache); r.code != exitOK {
+		t.Fatalf("setup: exit %d\n%s", r.code, r.stderr)
+	}
+	cat(newRepo)
+	r := pin(t, dir, "resolve", cache)
+	copyCmd := regexp.MustCompile(`\(crane copy (\S+) (\S+)\)`).FindStringSubmatch(r.stdout)
+	if r.code != exitOK || copyCmd == nil || !strings.Contains(r.stdout, "won      the previous lock") || lockedDigest(t, readLock(t, dir), "app") != locked.DigestStr() {
+		t.Fatalf("the image moved: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if copyCmd[1] != oldRepo+"@"+locked.DigestStr() || copyCmd[2] != newRepo+":1.0.0" {
+		t.Errorf("crane copy %s %s, want %s@%s %s:1.0.0", copyCmd[1], copyCmd[2], oldRepo, locked.DigestStr(), newRepo)
+	}
+	if err := crane.Copy(copyCmd[1], copyCmd[2], crane.Insecure); err != nil {
+		t.Fatal(err)
+	}
+	r = pin(t, dir, "resolve", cache)
+	lock := readLock(t, dir)
+	if r.code != exitOK || !strings.Contains(block(lock, "app"), `image   = "`+newRepo+`"`) || lockedDigest(t, lock, "app") != locked.DigestStr() {
+		t.Errorf("after the copy: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, lock)
 	}
 }
