@@ -177,6 +177,19 @@ func tagDecides(c order.Claim) bool {
 type verdict struct {
 	why   string
 	later bool
+	// now is the digest the tag names now, when the registry named
+	// another than the claim's.
+	now string
+}
+
+// disbelieved is the verdict on img's tag claim when it was checked this
+// run and not believed.
+func (c *claims) disbelieved(img image.Image) (verdict, bool) {
+	if img.Tag == "" {
+		return verdict{}, false
+	}
+	v, ok := c.checked[img.Tag+"@"+img.Digest]
+	return v, ok && v.why != ""
 }
 
 // confirm checks img's tag claim: believed when a source vouches for it or
@@ -239,6 +252,6 @@ func (c *claims) ask(ctx context.Context, img image.Image, opts order.Options) v
 		return no(", and asking the registry whether the tag names it failed (%v)", err)
 	}
 	then, now := opts.Created(img), opts.Created(got)
-	return verdict{why: only + fmt.Sprintf(", and the registry says the tag names %s now: pin does not believe it (to pin what the tag names now, write \"%s@%s\")", image.Short(got.Digest), img.Tag, got.Digest),
-		later: !then.IsZero() && !now.IsZero() && now.After(then)}
+	return verdict{why: only + fmt.Sprintf(", and the registry says the tag names %s now: pin does not believe it", image.Short(got.Digest)),
+		later: !then.IsZero() && !now.IsZero() && now.After(then), now: got.Digest}
 }

@@ -20,6 +20,16 @@ const (
 	VerdictDowngrade Verdict = "downgrade"
 	VerdictUnknown   Verdict = "unknown"
 	VerdictUnlocked  Verdict = "unlocked"
+	// VerdictMissing: a container a module takes over on the host (its
+	// runs_on there) is not found, and it ran there before (the lock
+	// recorded the module on the host) or a container no module takes
+	// over runs the module's repository there (recreated under another
+	// name): the gate cannot see what it guards. Not safe.
+	VerdictMissing Verdict = "missing"
+	// VerdictNew: the same, where nothing of the module ran on the host as
+	// far as the lock and the host say: the lock would start it for the
+	// first time. Safe, and said. (With no lock entry, VerdictUnlocked.)
+	VerdictNew Verdict = "new"
 )
 
 // Cutover is, for one container a module takes over, what runs now, what
@@ -30,10 +40,18 @@ type Cutover struct {
 	Locked      *lock.Module
 	Verdict     Verdict
 	Order       order.Result
+	// Missing is set for a runs_on target not found on the host
+	// (VerdictMissing, VerdictNew, or VerdictUnlocked without an entry):
+	// what was expected, and what to do.
+	Missing *Missing
 }
 
-// Safe reports whether replacing the container is not a downgrade.
-func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame }
+// Safe reports whether replacing the container is not a downgrade: an
+// upgrade, the same image, or a first start where nothing of the module
+// ran.
+func (c Cutover) Safe() bool {
+	return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame || c.Verdict == VerdictNew
+}
 
 // PlanCutover previews taking over the containers of host in.Host: for
 // every container there that a module takes over, the locked image against
@@ -47,8 +65,9 @@ func (c Cutover) Safe() bool { return c.Verdict == VerdictUpgrade || c.Verdict =
 // that fails is returned as an error.
 func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 	var out []Cutover
+	taken := takenOn(in)
 	for _, m := range in.Catalogue.Modules {
-		obs, _ := observe.Observations(m, in.Observed)
+		obs, missing := observe.Observations(m, in.Observed)
 		reg := in.registry(m)
 		if err := observe.Enrich(ctx, reg, m, obs); err != nil {
 			return out, fmt.Errorf("module %q: %w", m.Name, err)
@@ -105,6 +124,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 			}
 			out = append(out, cut)
 		}
+		out = append(out, missingOn(in, m, locked, missing, taken)...)
 	}
 	return out, nil
 }

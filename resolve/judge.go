@@ -36,8 +36,14 @@ type Override struct {
 type Judgement struct {
 	Module string
 	// Image is the new image as its content says (read by digest, else by
-	// tag); as the reference said when the registry does not hold it.
+	// tag); as the reference said when the registry does not hold it
+	// (NotServed).
 	Image image.Image
+	// NotServed: the registry of the image's repository answered that it
+	// has no image by the reference (no such tag, no such manifest). The
+	// reference then orders nothing; refused, the refusal is of kind
+	// KindNotServed and says so.
+	NotServed bool
 	// Floors are what the image was held against, as in Decision.Floors.
 	Floors []Floor
 	// Verdict is the worst order against the floors: downgrade or unknown
@@ -112,11 +118,11 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	}
 	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl, heirs: heirs, heirIdx: idx}
 	dc.tags().holdUp(fl)
-	newImg, err := dc.describeNew(ctx, img)
+	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
 		return nil, err
 	}
-	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst}
+	j := &Judgement{Module: m.Name, Image: newImg, Floors: fl, Verdict: VerdictFirst, NotServed: !served}
 	if old != nil && newImg.Digest == old.Digest {
 		// The lock's own image: refused if it lost its verification.
 		r, _, err := lockLost(ctx, in, m, old)
@@ -129,11 +135,17 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 	}
 	what := "the new image " + short(newImg)
+	ordered := newImg
+	if !served {
+		// What its reference says is a claim nothing backs: it orders
+		// nothing (the digest alone may still be what a floor runs).
+		ordered = image.Image{Repository: newImg.Repository, Digest: newImg.Digest}
+	}
 	var failed *Refusal
 	unrecorded := false // a floor it fails against that the lock was not held against
 	foreign := newImg.Repository != "" && newImg.Repository != m.Image
 	for _, f := range fl {
-		res := dc.tags().compare(ctx, newImg, f.Image, newImg, f.Image, opts)
+		res := dc.tags().compare(ctx, ordered, f.Image, ordered, f.Image, opts)
 		if foreign && res.Rule != order.RuleContent {
 			// Another repository's tags and labels are its publisher's
 			// words: only the same content as what runs orders it.
@@ -185,8 +197,14 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if ov.Restore != "" {
 			j.Reason += "; restore from: " + ov.Restore
 		}
+	case !served && !foreign:
+		// The registry has no such tag or manifest: that, not an order,
+		// is what to fix; no override is asked for.
+		failed.Kind = KindNotServed
+		failed.fix = dc.notServedFix(ctx, failed)
+		j.Refusal = failed
 	default:
-		failed.fix = dc.judgeFix(failed, ov)
+		failed.fix = dc.judgeFix(ctx, failed, ov)
 		if ov.Downgrade != "" && !catalogue.HasWords(ov.Downgrade) || m.OneWay && ov.Restore != "" && !catalogue.HasWords(ov.Restore) {
 			failed.fix = "the override gives no reason in words (letters or digits: only spaces or characters nobody sees), which accepts nothing; " + failed.fix
 		}
@@ -197,29 +215,29 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 
 // describeNew reads the new image's content: by digest when the reference
 // names one (its tag then a claim the content is checked against by
-// order.Compare), else by tag.
-func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Image, error) {
+// order.Compare), else by tag. served is false when the registry answered
+// that it has no image by that reference (no such tag, no such manifest):
+// the image is then the reference as given, which orders nothing.
+func (dc *decider) describeNew(ctx context.Context, img image.Image) (_ image.Image, served bool, _ error) {
 	ref := img.Digest
 	if ref == "" {
 		ref = img.Tag
 	}
 	if ref == "" || dc.in.Registry == nil {
-		return img, nil
+		return img, true, nil
 	}
 	reg := dc.in.Registry(img.Repository)
 	if reg == nil {
-		return img, nil
+		return img, true, nil
 	}
 	full, err := reg.Image(ctx, img.Repository, ref, dc.platform())
 	switch {
 	case errors.Is(err, image.ErrNotFound):
-		// The registry holds no such image: what its reference says is a
-		// claim nothing backs, so it orders nothing.
-		return image.Image{Repository: img.Repository, Digest: img.Digest}, nil
+		return image.Image{Repository: img.Repository, Tag: img.Tag, Digest: img.Digest}, false, nil
 	case errors.Is(err, image.ErrUnavailable):
-		return img, nil
+		return img, true, nil
 	case err != nil:
-		return image.Image{}, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})
+		return image.Image{}, false, fmt.Errorf("describing the new image %s: %w", img.Ref(), &observe.SourceError{Source: "registry of " + img.Repository, Err: err})
 	}
 	full.Repository = img.Repository
 	if img.Tag != "" {
@@ -227,36 +245,75 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (image.Imag
 	}
 	dc.tags().vouchRef(ref, full)
 	dc.tags().offer(full)
-	return full, nil
+	return full, true, nil
+}
+
+// notServedFix says what to do about a new image its registry has no
+// image by: push it, or deploy what it has; or what the floor runs.
+func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
+	fix := []string{fmt.Sprintf("push %s first, or deploy a tag the registry has", r.Chosen.Ref())}
+	if r.Chosen.Digest != "" {
+		fix = []string{"deploy a digest the registry serves (this one was never pushed there, or was deleted)"}
+	}
+	if f := r.Floor; f.Image.Digest != "" {
+		img, _ := dc.asWritten(ctx, f.Image)
+		img.Repository = f.Image.Repository
+		if dc.allAtLeast(ctx, img) {
+			fix = append(fix, fmt.Sprintf("to run what %s, deploy %s", f.runs(), img.Ref()))
+		}
+	}
+	return strings.Join(fix, "; ")
 }
 
 // judgeFix says what to do instead of a refused replacement: run what
 // the floor runs, or give the override.
-func (dc *decider) judgeFix(r *Refusal, ov Override) string {
+func (dc *decider) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
 	var opts []string
+	if v, ok := dc.tags().disbelieved(r.Chosen); ok && v.now != "" && dc.allAtLeast(ctx, image.Image{Repository: r.Chosen.Repository, Tag: r.Chosen.Tag, Digest: v.now}) {
+		// The reference's tag names another digest now: what it most
+		// likely meant.
+		opts = append(opts, fmt.Sprintf("to run what the tag %s names now, deploy %s:%s@%s", r.Chosen.Tag, r.Chosen.Repository, r.Chosen.Tag, v.now))
+	}
 	if f := r.Floor; f.Image.Digest != "" {
-		p := f.Image.Repository + "@" + f.Image.Digest
-		if f.Image.Tag != "" {
-			p = f.Image.Repository + ":" + f.Image.Tag + "@" + f.Image.Digest
+		// (A tag pin does not believe is not advised back.)
+		img, _ := dc.asWritten(ctx, f.Image)
+		p := f.Image.Repository + "@" + img.Digest
+		if img.Tag != "" {
+			p = f.Image.Repository + ":" + img.Tag + "@" + img.Digest
 		}
+		var s string
 		switch f.Kind {
 		case FloorLocked:
-			opts = append(opts, fmt.Sprintf("to run what the lock names, deploy %s", p))
+			s = fmt.Sprintf("to run what the lock names, deploy %s", p)
 		case FloorInherited:
-			opts = append(opts, fmt.Sprintf("to run what the lock names for %s, whose floor module %q takes over, deploy %s", f.entryName(), dc.m.Name, p))
+			s = fmt.Sprintf("to run what the lock names for %s, whose floor module %q takes over, deploy %s", f.entryName(), dc.m.Name, p)
 		default:
-			opts = append(opts, fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p))
+			s = fmt.Sprintf("to run what %s runs, deploy %s", f.Where(), p)
+		}
+		switch {
+		case dc.allAtLeast(ctx, img):
+			opts = append(opts, s)
+		case ov.How != "":
+			// It cannot be ordered against another floor itself: the
+			// override accepts that.
+			opts = append(opts, s+" and "+dc.howOverride(ov))
 		}
 	}
 	if ov.How != "" {
-		s := "to replace it anyway, " + ov.How
-		if dc.m.OneWay && ov.HowRestore != "" {
-			s += " and " + ov.HowRestore + " (module " + fmt.Sprintf("%q", dc.m.Name) + " is one_way)"
-		}
-		opts = append(opts, s)
+		opts = append(opts, "to replace it anyway, "+dc.howOverride(ov))
 	}
-	if r.Kind == KindUnknown && dc.m.Versioning.Kind == "" && r.Floor.Image.Tag != "" {
+	if r.Kind == KindUnknown && dc.m.Versioning.Kind == "" && (dc.notVersion(r.Floor.Image) || dc.notVersion(r.Chosen)) {
 		opts = append(opts, fmt.Sprintf(`if the tags are not semver, set versioning = "calver", "numeric" or "regex:…" in module %q (%s)`, dc.m.Name, dc.pinWhere()))
 	}
 	return strings.Join(opts, "; ")
+}
+
+// howOverride says how to give the override where the caller reads it,
+// with the restore for a one_way module.
+func (dc *decider) howOverride(ov Override) string {
+	s := ov.How
+	if dc.m.OneWay && ov.HowRestore != "" {
+		s += " and " + ov.HowRestore + " (module " + fmt.Sprintf("%q", dc.m.Name) + " is one_way)"
+	}
+	return s
 }

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"strings"
+
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/order"
 )
@@ -53,4 +55,23 @@ func (dc *decider) floorLabel(f Floor, primary *image.Image) string {
 	}
 	l, _ := labels(dc.opts, f.Image, *primary)
 	return l
+}
+
+// phrase names img, which what stands for, with its label: "the pin
+// 1.22.6", "the newest upstream tag 1.27.3". Where what names img's tag
+// already (a floating tag), the tag is not repeated and the label says
+// what it names now: "the floating tag latest", "the floating tag artful,
+// now 1.1.0", "the floating tag latest, now sha256:894d9cb601d6".
+func (dc *decider) phrase(what string, img image.Image, label string) string {
+	if img.Tag == "" || !strings.HasSuffix(what, " "+img.Tag) {
+		return what + " " + label
+	}
+	switch {
+	case label == img.Tag:
+		return what
+	case strings.HasPrefix(label, img.Tag+" ("):
+		// "latest (sha256:…)": two builds of the tag, told by digest.
+		return what + ", now " + strings.TrimSuffix(strings.TrimPrefix(label, img.Tag+" ("), ")")
+	}
+	return what + ", now " + label
 }

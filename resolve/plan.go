@@ -76,6 +76,15 @@ type Decision struct {
 	Refusal *Refusal
 	// Downgrade is set when a downgrade was accepted by allow_downgrade.
 	Downgrade *Refusal
+	// Kept is set when the previous lock won: New is that entry kept
+	// (with this run's observations and reason), the module's own (Old)
+	// or, taken over, another module's. New.Source then says what won
+	// when the entry was written, not in this run.
+	Kept *lock.Module
+	// Repository is set when New names another repository than the
+	// module's image: the catalogue's image moved, and the previous
+	// entry, which won, is kept as it was locked.
+	Repository *RepositoryKept
 	// Err is set when a host or registry failed for this module, or the
 	// catalogue's pin or the lock's entry disagrees with its content.
 	Err error
@@ -188,4 +197,14 @@ func Created(t time.Time) string {
 // orderOptions are the ordering settings of a module.
 func orderOptions(m *catalogue.Module, now time.Time) order.Options {
 	return order.Options{Scheme: m.Versioning, AnyVariant: m.AnyVariant, Now: now, Platform: m.Platform()}
+}
+
+// RepositoryKept says why a new entry names another repository than its
+// module's image, and what to write to move it.
+type RepositoryKept struct {
+	// Catalogue is the module's image; Locked the repository the entry
+	// names, where it was locked.
+	Catalogue, Locked string
+	// Why says it in words, ending with what to write or run.
+	Why string
 }

@@ -167,7 +167,7 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 		if f.unread() {
 			return nil, dc.unreadLock(f)
 		}
-		r.fix = dc.fix(chosen, f, res.Cmp == order.Unknown)
+		r.Advice, r.fix = dc.advise(ctx, chosen, f, res, true)
 		if spent {
 			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade %s records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
 				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, dc.spender(), f.Where(), dc.label(chosen))
@@ -203,42 +203,6 @@ func kindOf(res order.Result) RefusalKind {
 	return KindDowngrade
 }
 
-// fix says what the author can write to decide.
-func (dc *decider) fix(chosen image.Image, f Floor, unknown bool) string {
-	var opts []string
-	if f.Image.Digest != "" {
-		p := f.Image.Digest
-		if f.Image.Tag != "" {
-			p = f.Image.Tag + "@" + p
-		}
-		names := "what the previous lock names"
-		if f.Kind == FloorInherited {
-			names = fmt.Sprintf("what the previous lock names for %s (its floor is this module's: a rename or removal frees no floor)", f.entryName())
-		}
-		switch {
-		case f.entry() && dc.m.Policy == catalogue.TrackUpstream:
-			// (track-upstream's pin chooses a variant, not an image.)
-			opts = append(opts, fmt.Sprintf("to keep %s, write policy = \"at-least-running\" and pin = %q", names, p))
-		case f.entry():
-			opts = append(opts, fmt.Sprintf("to keep %s, write pin = %q", names, p))
-		default:
-			opts = append(opts, fmt.Sprintf("to run what %s runs, write pin = %q", f.Where(), p))
-		}
-		if dc.m.Policy == catalogue.Exact {
-			opts = append(opts, `or policy = "at-least-running"`)
-		}
-	}
-	dg := `allow_downgrade = "<why>"`
-	if dc.m.OneWay {
-		dg += ` and restore = "<the backup it restores from>"`
-	}
-	opts = append(opts, fmt.Sprintf("to lock %s anyway, write %s", dc.label(chosen), dg))
-	if unknown && dc.m.Versioning.Kind == "" && f.Image.Tag != "" {
-		opts = append(opts, `if the tags are not semver, set versioning = "calver", "numeric" or "regex:…"`)
-	}
-	return fmt.Sprintf("in module %q (%s): %s", dc.m.Name, dc.pinWhere(), strings.Join(opts, "; "))
-}
-
 // pick locks the newest of primary (the pin or the upstream candidate) and
 // the floors. With no clear newest, it refuses, or locks primary where the
 // catalogue states the downgrade.
@@ -247,7 +211,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
 			return choice{}, nil, r
 		}
-		reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, nil)
+		reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, nil)
 		return choice{img: *primary, source: source, reason: reason, rule: rule}, nil, nil
 	}
 	for _, f := range dc.floors {
@@ -289,18 +253,18 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 			}
 		}
 		res := dc.compare(ctx, a.Image, b.Image)
-		fix := dc.fix(a.Image, b, res.Cmp == order.Unknown)
+		advice, fix := dc.advise(ctx, a.Image, b, res, false)
 		if dc.downgradeAllowed() {
-			fix = fmt.Sprintf("in module %q (%s): allow_downgrade is set, but without a pin nothing says which image to lock: write pin = \"<tag>@sha256:<digest>\" of the one to lock", dc.m.Name, dc.pinWhere())
+			advice, fix = nil, fmt.Sprintf("in module %q (%s): allow_downgrade is set, but without a pin nothing says which image to lock: write pin = \"<tag>@sha256:<digest>\" of the one to lock", dc.m.Name, dc.pinWhere())
 		}
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: fix}
+		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: fix, Advice: advice}
 	}
 	dg, err := dc.checkFloors(ctx, *primary, what)
 	if err != nil {
 		return choice{}, nil, err
 	}
 	// Only reached when the downgrade is allowed.
-	reason, rule := dc.describeWin(ctx, what+" "+dc.label(*primary), *primary, dg)
+	reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
 }
 
@@ -354,7 +318,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 		than = fmt.Sprintf(", the same image as %s", what)
 	case primary != nil:
 		_, prim := labels(dc.opts, f.Image, *primary)
-		than = fmt.Sprintf(", newer than %s %s (%s): locking %s would be a downgrade", what, prim, res.Detail, what)
+		than = fmt.Sprintf(", newer than %s (%s): locking %s would be a downgrade", dc.phrase(what, *primary, prim), res.Detail, what)
 	}
 	if f.entry() {
 		// (The same words for an entry taken over: the next run keeps it

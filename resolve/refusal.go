@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/order"
 )
@@ -29,6 +31,10 @@ const (
 	// KindLockUnreadOffline: the same, offline, where neither a mirror nor
 	// the cache holds the entry's digest.
 	KindLockUnreadOffline RefusalKind = "lock-not-read-offline"
+	// KindNotServed: Judge, of a new image whose registry has no image by
+	// its reference (a tag it does not have, a digest it does not
+	// serve): nothing orders it against what runs.
+	KindNotServed RefusalKind = "not-served"
 )
 
 // Refusal says why a module cannot be locked: the image that would be
@@ -43,8 +49,12 @@ type Refusal struct {
 	// Floor is the floor it fails against.
 	Floor Floor
 	Order order.Result
-	opts  order.Options
-	fix   string
+	// Advice is what to write in the module to decide, where the refusal
+	// is a downgrade or an unknown order that writing can decide; its
+	// text ends Error.
+	Advice []Advice
+	opts   order.Options
+	fix    string
 }
 
 // Error renders the refusal for people: the module, the floor, both images
@@ -58,6 +68,11 @@ func (r *Refusal) Error() string {
 		return b.String()
 	}
 	switch r.Kind {
+	case KindNotServed:
+		fmt.Fprintf(&b, "module %q: refusing: %s has no image %s (%s): it cannot be ordered against what %s", r.Module, registryOf(r.Chosen.Repository), r.Chosen.Ref(), lacks(r.Chosen), r.Floor.runs())
+		fmt.Fprintf(&b, "\n  %s: %s", r.Floor.runs(), r.Floor.Image.Ref())
+		fmt.Fprintf(&b, "\n  to decide, %s", r.fix)
+		return b.String()
 	case KindDowngrade:
 		fmt.Fprintf(&b, "module %q: refusing a downgrade: %s is older than what %s", r.Module, r.What, r.Floor.runs()+"")
 	case KindNoDigest, KindNothing, KindUnreadHosts, KindUnverified, KindLockUnread, KindLockUnreadOffline:
@@ -86,4 +101,26 @@ func indexNote(img image.Image) string {
 		return ""
 	}
 	return fmt.Sprintf(" (an index: a pull on %s gets its entry %s, which is what was ordered)", img.Platform, image.Short(d))
+}
+
+// lacks says what a registry lacks of img's reference: "no tag 9.9.9 in
+// forge/forgejo", "no manifest sha256:… in forge/forgejo".
+func lacks(img image.Image) string {
+	repo := img.Repository
+	if r, err := name.NewRepository(repo); err == nil {
+		repo = r.RepositoryStr()
+	}
+	if img.Digest != "" {
+		return fmt.Sprintf("no manifest %s in %s", img.Digest, repo)
+	}
+	return fmt.Sprintf("no tag %s in %s", img.Tag, repo)
+}
+
+// registryOf is a repository's registry host, as in image names.
+func registryOf(repo string) string {
+	if r, err := name.NewRepository(repo); err == nil {
+		return r.RegistryStr()
+	}
+	host, _, _ := strings.Cut(repo, "/")
+	return host
 }

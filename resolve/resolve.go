@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -147,7 +148,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 				return d
 			}
 		}
-		d.New = d.Old
+		d.New, d.Kept = d.Old, d.Old
 		if d.Old != nil && hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
 			// Read, and running nothing of the module: recorded, so that
 			// lock --from-host on another host knows it.
@@ -155,6 +156,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			kept.Hosts = entryHosts(m, d.Old, in.Host)
 			d.New = &kept
 		}
+		d.Repository = dc.repositoryKept(d.New)
 		return d
 	}
 	if in.Mode == ModeFromHost {
@@ -214,8 +216,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 	default:
 		d.Downgrade = dg
 		d.New = dc.entry(c, dg)
+		if c.keep {
+			d.Kept = cmp.Or(c.from, d.Old)
+		}
+		d.Repository = dc.repositoryKept(d.New)
 		if err := dc.stamp(ctx, d.New); errors.As(err, &r) {
-			d.New, d.Downgrade, d.Refusal = nil, nil, r
+			d.New, d.Downgrade, d.Kept, d.Repository, d.Refusal = nil, nil, nil, nil, r
 		} else if err != nil {
 			d.New, d.Err = nil, err
 		}
@@ -336,4 +342,27 @@ func skew(obs []observe.Observation, opts order.Options) bool {
 		}
 	}
 	return false
+}
+
+// repositoryKept says, of a new entry that names another repository than
+// the module's image (the catalogue's image moved, and the previous
+// entry won and was kept as it was locked), what the lock keeps, why, and
+// what to write to lock the same image from the module's repository.
+func (dc *decider) repositoryKept(e *lock.Module) *RepositoryKept {
+	if e == nil || e.Image == dc.m.Image {
+		return nil
+	}
+	ref := e.Image + "@" + e.Digest
+	tagged := e.Digest
+	if e.Tag != "" {
+		tagged = e.Tag + "@" + e.Digest
+	}
+	how := fmt.Sprintf("to lock the same image from %s, write pin = %q in module %q (%s): the pin, read there, is not older than the previous entry, and wins", dc.m.Image, tagged, dc.m.Name, dc.pinWhere())
+	if dc.m.Policy == catalogue.TrackUpstream {
+		tag := cmp.Or(dc.m.Tag, e.Tag, "<a tag the module follows>")
+		how = fmt.Sprintf("to lock the same image from %s, copy it there (crane copy %s %s:%s): its newest upstream tag then names it", dc.m.Image, ref, dc.m.Image, tag)
+	}
+	return &RepositoryKept{Catalogue: dc.m.Image, Locked: e.Image,
+		Why: fmt.Sprintf("module %q's image is now %s, and the lock keeps %s: the previous entry won (the lock never goes back) and is kept as it was locked, repository included; %s",
+			dc.m.Name, dc.m.Image, ref, how)}
 }

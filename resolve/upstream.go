@@ -93,7 +93,7 @@ func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Ref
 		if err := dc.settle(ctx); err != nil {
 			return choice{}, nil, err
 		}
-		return dc.pick(ctx, &img, "the floating tag", lock.SourceUpstream)
+		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
 	if err != nil {

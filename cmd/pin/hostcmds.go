@@ -100,6 +100,9 @@ type cutoverItem struct {
 	Verdict   string            `json:"verdict"`
 	Rule      string            `json:"rule,omitempty"`
 	Detail    string            `json:"detail,omitempty"`
+	// Strays are, of a missing container, the containers on the host
+	// that run the module's repository and no module takes over.
+	Strays []string `json:"strays,omitempty"`
 }
 
 func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
@@ -132,6 +135,10 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		if item.Locked != nil {
 			item.Locked.Reason = "" // the why of the lock is in the lock; the plan says the verdict
 		}
+		if ms := c.Missing; ms != nil {
+			item.Running = observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State}
+			item.Rule, item.Detail, item.Strays = "", ms.Why, ms.Strays
+		}
 		out.Safe = out.Safe && c.Safe()
 		out.Items = append(out.Items, item)
 	}
@@ -147,7 +154,14 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		}
 	}
 	if !out.Safe {
-		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: a container would be replaced by an older, unordered, unlocked or no longer verified image", o.Host))
+		why := "a container would be replaced by an older, unordered, unlocked or no longer verified image"
+		for _, it := range out.Items {
+			if it.Verdict == string(resolve.VerdictMissing) {
+				why += ", or a container a module takes over there is missing (said above: rename it back, or change runs_on)"
+				break
+			}
+		}
+		return withCode(exitFindings, fmt.Errorf("cutover of %s is not safe: %s", o.Host, why))
 	}
 	return nil
 }
@@ -158,6 +172,12 @@ func writeCutover(w io.Writer, out cutoverOutput) {
 		return
 	}
 	for _, it := range out.Items {
+		if it.State == resolve.StateMissing {
+			fmt.Fprintf(w, "%s/%s (module %s): %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict))
+			fmt.Fprintf(w, "  starts   %s\n", describeLocked(it.Locked))
+			fmt.Fprintf(w, "  why      %s\n\n", it.Detail)
+			continue
+		}
 		fmt.Fprintf(w, "%s/%s (module %s): %s %s\n", out.Host, it.Container, it.Module, strings.ToUpper(it.Verdict), cutoverText(it))
 		fmt.Fprintf(w, "  runs     %s%s [%s]\n", replicasText(it.Running), describeSeen(it.Running), it.State)
 		if len(it.Running.Pods) > 0 {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/lock"
 )
 
 // label names an image for people, as resolve.Label does: its version when
@@ -48,7 +51,14 @@ func changeText(m moduleOutput) string {
 		return "" // the refusal or the error says which images
 	case m.Old != nil && m.New != nil && m.Change == "update":
 		old, nw := imageLabel(m.Old), imageLabel(m.New)
-		if old == nw {
+		switch {
+		case m.Old.Image != m.New.Image && m.Old.Digest == m.New.Digest:
+			return fmt.Sprintf(" %s (the same digest, from another repository: %s → %s)", nw, m.Old.Image, m.New.Image)
+		case m.Old.Image != m.New.Image:
+			return fmt.Sprintf(" %s %s → %s %s", m.Old.Image, old, m.New.Image, nw)
+		case m.Old.Digest == m.New.Digest && len(m.changed) > 0:
+			return fmt.Sprintf(" %s (the same image; its entry's %s change)", nw, joinAnd(m.changed))
+		case old == nw:
 			old, nw = old+"@"+image.Short(m.Old.Digest), nw+"@"+image.Short(m.New.Digest)
 		}
 		return " " + old + " → " + nw
@@ -91,4 +101,46 @@ func refusalWords(kind string) string {
 		return "nothing to lock"
 	}
 	return kind
+}
+
+// entryChanges names the lines of a lock entry that change from old to
+// nw, as the lock writes them ("observed", "reason"); nil when either is
+// missing.
+func entryChanges(old, nw *lock.Module) []string {
+	if old == nil || nw == nil || old.Equal(nw) {
+		return nil
+	}
+	fields := []struct {
+		name string
+		set  func(to, from *lock.Module)
+	}{
+		{"image", func(to, from *lock.Module) { to.Image = from.Image }},
+		{"tag", func(to, from *lock.Module) { to.Tag = from.Tag }},
+		{"tags", func(to, from *lock.Module) { to.Tags = from.Tags }},
+		{"digest", func(to, from *lock.Module) { to.Digest = from.Digest }},
+		{"config", func(to, from *lock.Module) { to.Config = from.Config }},
+		{"platforms", func(to, from *lock.Module) { to.Platforms = from.Platforms }},
+		{"version", func(to, from *lock.Module) { to.Version = from.Version }},
+		{"created", func(to, from *lock.Module) { to.Created = from.Created }},
+		{"policy", func(to, from *lock.Module) { to.Policy = from.Policy }},
+		{"source", func(to, from *lock.Module) { to.Source = from.Source }},
+		{"rule", func(to, from *lock.Module) { to.Rule = from.Rule }},
+		{"reason", func(to, from *lock.Module) { to.Reason = from.Reason }},
+		{"allow_downgrade", func(to, from *lock.Module) { to.AllowDowngrade = from.AllowDowngrade }},
+		{"restore", func(to, from *lock.Module) { to.Restore = from.Restore }},
+		{"verified", func(to, from *lock.Module) { to.Verified = from.Verified }},
+		{"signer", func(to, from *lock.Module) { to.Signer = from.Signer }},
+		{"signature", func(to, from *lock.Module) { to.Signature = from.Signature }},
+		{"hosts", func(to, from *lock.Module) { to.Hosts = from.Hosts }},
+		{"observed", func(to, from *lock.Module) { to.Observed = from.Observed }},
+	}
+	var out []string
+	for _, f := range fields {
+		probe := *old
+		f.set(&probe, nw)
+		if !probe.Equal(old) && !slices.Contains(out, f.name) {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }

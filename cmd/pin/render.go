@@ -54,6 +54,24 @@ type moduleOutput struct {
 	Skipped []skippedOutput `json:"skipped,omitempty"`
 	// Why says, of a retired entry, what it is for.
 	Why string `json:"why,omitempty"`
+	// Won says what won in this run: the pin, what runs, the upstream
+	// tag, or the previous lock, whose entry was kept (new's source then
+	// says what won when it was written); KeptFrom names the module whose
+	// previous entry was kept, when another's was (taken over).
+	Won      string `json:"won,omitempty"`
+	KeptFrom string `json:"kept_from,omitempty"`
+	// Repository says why new names another repository than the
+	// module's image (the image moved; the previous entry was kept).
+	Repository *repositoryOutput `json:"repository,omitempty"`
+
+	// changed lists the lines of the entry that change, for the table.
+	changed []string
+}
+
+type repositoryOutput struct {
+	Catalogue string `json:"catalogue"`
+	Locked    string `json:"locked"`
+	Why       string `json:"why"`
 }
 
 type skippedOutput struct {
@@ -112,6 +130,19 @@ type refusalOutput struct {
 	Rule    string `json:"rule"`
 	Host    string `json:"host,omitempty"`
 	Message string `json:"message"`
+	// Advice is what the message says to write in the module, each piece
+	// a goal and the attributes that reach it, in order.
+	Advice []adviceOutput `json:"advice,omitempty"`
+}
+
+type adviceOutput struct {
+	Goal string          `json:"goal,omitempty"`
+	Set  []settingOutput `json:"set"`
+}
+
+type settingOutput struct {
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
 }
 
 func lockImage(m *lock.Module) *imageOutput {
@@ -138,9 +169,30 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		}
 		if r := d.Refusal; r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
+			for _, a := range r.Advice {
+				ao := adviceOutput{Goal: a.Goal}
+				for _, st := range a.Set {
+					ao.Set = append(ao.Set, settingOutput{Attr: st.Attr, Value: st.Value})
+				}
+				m.Refusal.Advice = append(m.Refusal.Advice, ao)
+			}
 		}
 		if d.Err != nil {
 			m.Error = d.Err.Error()
+		}
+		if r := d.Repository; r != nil {
+			m.Repository = &repositoryOutput{Catalogue: r.Catalogue, Locked: r.Locked, Why: r.Why}
+		}
+		m.changed = entryChanges(d.Old, d.New)
+		switch {
+		case d.New == nil:
+		case d.Kept != nil:
+			m.Won = wonPreviousLock
+			if d.Kept.Name != d.Module.Name {
+				m.KeptFrom = d.Kept.Name
+			}
+		default:
+			m.Won = d.New.Source
 		}
 		for _, e := range d.TakenOver {
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})
@@ -170,6 +222,23 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			Observations: []observationOutput{}, Why: retiredWhy(r.Entry)})
 	}
 	return out
+}
+
+// wonPreviousLock is "won" of a module whose previous entry was kept.
+const wonPreviousLock = "previous-lock"
+
+// wonText says in words what won: "running", "the previous lock", "the
+// previous lock's entry for module "forge"".
+func wonText(m moduleOutput) string {
+	switch {
+	case m.Won == wonPreviousLock && m.KeptFrom != "":
+		return fmt.Sprintf("the previous lock's entry for module %q", m.KeptFrom)
+	case m.Won == wonPreviousLock:
+		return "the previous lock"
+	case m.Won != "":
+		return m.Won
+	}
+	return m.New.Source
 }
 
 // retiredWhy says what a retired entry is for.
@@ -298,12 +367,15 @@ func writePlanTable(w io.Writer, out planOutput) {
 			fmt.Fprintf(w, "  why      %s\n", m.Why)
 		case m.New != nil:
 			fmt.Fprintf(w, "  new      %s\n", describeLocked(m.New))
-			won := m.New.Source
+			won := wonText(m)
 			if m.New.Rule != "" {
 				won += ", ordered by " + m.New.Rule
 			}
 			fmt.Fprintf(w, "  won      %s\n", won)
 			fmt.Fprintf(w, "  why      %s\n", m.New.Reason)
+		}
+		if m.Repository != nil {
+			fmt.Fprintf(w, "  image    %s\n", m.Repository.Why)
 		}
 		if m.Skew {
 			fmt.Fprintf(w, "  skew     hosts run different images\n")

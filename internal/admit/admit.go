@@ -178,7 +178,7 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 			d := decision{container: it.cand.Name, module: m.Name, image: it.cand.Image, verdict: string(j.Verdict), allowed: j.Allowed(), reason: j.Reason}
 			switch {
 			case j.Refusal != nil:
-				refusals = append(refusals, fmt.Sprintf("%s: %s", it.ctr, j.RefusalText()))
+				refusals = append(refusals, fmt.Sprintf("%s: %s", it.ctr, j.Refusal.Error()))
 			case j.Accepted != nil:
 				resp.Warnings = append(resp.Warnings, fmt.Sprintf("pin: %s (module %q): %s accepted: %s", it.ctr, m.Name, j.Verdict, j.Reason))
 				if resp.AuditAnnotations == nil {

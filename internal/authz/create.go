@@ -189,7 +189,7 @@ func (s *Server) decide(ctx context.Context, req Request, d decision, modules []
 			if img.byID() {
 				pre += fmt.Sprintf("image %s is %s on this Engine: ", img.ref, ni.Ref())
 			}
-			refusals = append(refusals, pre+j.RefusalText())
+			refusals = append(refusals, pre+j.Refusal.Error())
 		}
 	}
 	if len(refusals) > 0 {

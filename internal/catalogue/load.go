@@ -2,7 +2,9 @@ package catalogue
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,11 +32,7 @@ var (
 func Load(path string) (*Catalogue, hcl.Diagnostics) {
 	files, err := catalogueFiles(path)
 	if err != nil {
-		return &Catalogue{}, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Cannot read catalogue",
-			Detail:   fmt.Sprintf("%v. Name a catalogue file or folder with --catalogue, or create %s.", err, DefaultPath),
-		}}
+		return &Catalogue{}, hcl.Diagnostics{noCatalogue(path, err)}
 	}
 	srcs := make([]Source, 0, len(files))
 	for _, f := range files {
@@ -188,6 +186,46 @@ func withoutSyntax(files map[string]*hcl.File) map[string]*hcl.File {
 	return out
 }
 
+// errNoHCLFiles is a catalogue folder that holds no *.hcl file.
+var errNoHCLFiles = errors.New("holds no *.hcl file")
+
+// noCatalogue is the diagnostic of a catalogue that is not there (or a
+// folder of none): pin init writes one, and it says with which command
+// lines (with --catalogue PATH when path is not the default).
+func noCatalogue(path string, err error) *hcl.Diagnostic {
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNoHCLFiles) {
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read catalogue",
+			Detail: fmt.Sprintf("%v. Name a catalogue file or folder with --catalogue.", err)}
+	}
+	flag, file, what := "", path, path+" does not exist"
+	if path != DefaultPath {
+		flag = " --catalogue " + shellWord(path)
+	}
+	if errors.Is(err, errNoHCLFiles) {
+		file, what = filepath.Join(path, "init.hcl"), fmt.Sprintf("the catalogue folder %s holds no *.hcl file", path)
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No catalogue",
+		Detail: fmt.Sprintf(`%s. pin init writes one from what it finds:
+  pin init%s --compose compose.yaml
+      a module per service of a Compose file (repeat --compose to merge several)
+  pin init%s --manifests DIR
+      a module per image of the Kubernetes manifests under DIR
+  pin init%s --from-host local
+      a module per container a Docker Engine runs, once %s holds host "local" {}
+      (the engine the docker CLI reaches; or write docker = "unix:///var/run/docker.sock" in it)
+Or name another catalogue file or folder with --catalogue.`, what, flag, flag, flag, file)}
+}
+
+// shellWord quotes s for a shell where it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func catalogueFiles(path string) ([]string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -208,7 +246,7 @@ func catalogueFiles(path string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("folder %s holds no *.hcl file", path)
+		return nil, fmt.Errorf("folder %s %w", path, errNoHCLFiles)
 	}
 	sort.Strings(out)
 	return out, nil

@@ -18,7 +18,7 @@ import (
 var (
 	moduleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
-			{Name: "image", Required: true}, {Name: "policy", Required: true},
+			{Name: "image"}, {Name: "policy"},
 			{Name: "pin"}, {Name: "tag"}, {Name: "constraint"}, {Name: "tags"},
 			{Name: "versioning"}, {Name: "prerelease"}, {Name: "any_variant"},
 			{Name: "platforms"}, {Name: "allow_downgrade"}, {Name: "one_way"},
@@ -82,6 +82,12 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 	diags = append(diags, str(a["restore"], &m.Restore)...)
 	diags = append(diags, allowUnverified(a["allow_unverified"], m)...)
 
+	if a["image"] == nil {
+		diags = append(diags, errorf(b.DefRange, "Missing image", "Module %q names no image. Write the repository of the image it runs, without a tag (the tag goes in pin or tag), such as image = %q.", m.Name, exampleImage(m.Name)))
+	}
+	if a["policy"] == nil {
+		diags = append(diags, errorf(b.DefRange, "Missing policy", "Module %q has no policy. Write policy = \"at-least-running\" (lock the newer of the pin and what runs), \"track-upstream\" (follow the registry's newest tag) or \"exact\" (lock the pin, and refuse when something newer runs).", m.Name))
+	}
 	if attr := a["image"]; attr != nil && img != "" {
 		repo, err := name.NewRepository(img)
 		switch {
@@ -305,4 +311,15 @@ func repoPart(s string) string {
 		s = s[:strings.LastIndex(s, ":")]
 	}
 	return s
+}
+
+// exampleImage is a repository to show in the message of a module without
+// one: registry.example.org/team/<the module's name>, when that name is a
+// valid last path component, else …/team/app.
+func exampleImage(module string) string {
+	r := "registry.example.org/team/" + module
+	if _, err := name.NewRepository(r, name.StrictValidation); err != nil || strings.Contains(module, "/") {
+		return "registry.example.org/team/app"
+	}
+	return r
 }

@@ -113,7 +113,7 @@ func (e *Enforcer) Observe(ctx context.Context, hostName string) observe.Observe
 
 // Judge asks resolve.Judge whether ref may replace what module m runs on
 // the hosts in seen, the lock bounding the rest.
-func (e *Enforcer) Judge(ctx context.Context, seen observe.Observed, m *catalogue.Module, ref string, ov resolve.Override) (*Judgement, error) {
+func (e *Enforcer) Judge(ctx context.Context, seen observe.Observed, m *catalogue.Module, ref string, ov resolve.Override) (*resolve.Judgement, error) {
 	img, err := ParseRef(ref)
 	if err != nil {
 		return nil, err
@@ -124,26 +124,15 @@ func (e *Enforcer) Judge(ctx context.Context, seen observe.Observed, m *catalogu
 // JudgeImage is Judge for an image already read: a reference's repository,
 // tag and digest (ParseRef), or what a host says of an image it holds
 // under no registry digest (its image ID alone, so that only the same
-// content as a floor orders it). A refusal of a reference the registry
-// has no image by says so (Judgement.NotServed).
-func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *catalogue.Module, img image.Image, ov resolve.Override) (*Judgement, error) {
+// content as a floor orders it). A reference the registry has no image
+// by is refused saying so (resolve.KindNotServed).
+func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *catalogue.Module, img image.Image, ov resolve.Override) (*resolve.Judgement, error) {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
 	}
-	w := watch(img)
-	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: w.registries(e.Registry), Verifier: e.Verifier, Now: now()}
-	rj, err := resolve.Judge(ctx, in, m, img, ov)
-	if err != nil {
-		return nil, err
-	}
-	j := &Judgement{Judgement: rj}
-	// An image of another repository is refused for that (resolve says
-	// so), whether its registry has it or not.
-	if rj.Refusal != nil && w.missing.Load() && img.Repository == m.Image {
-		j.NotServed = &NotServedError{Module: m.Name, Image: img}
-	}
-	return j, nil
+	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
+	return resolve.Judge(ctx, in, m, img, ov)
 }
 
 // ParseRef reads an image reference as a container spec gives it

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/registry"
 	"github.com/pin-tool/pin/internal/testenv"
@@ -53,10 +51,13 @@ func TestNotServed(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", ref, err)
 				}
-				if j.NotServed == nil || j.Allowed() || !errors.Is(j.NotServed, image.ErrNotFound) {
+				if !j.NotServed || j.Allowed() || j.Refusal.Kind != resolve.KindNotServed {
 					t.Fatalf("%s: %+v, want refused as not served", ref, j)
 				}
-				text := j.RefusalText()
+				text := j.Refusal.Error()
+				if strings.Contains(text, "allow-downgrade") || strings.Contains(text, "versioning") || strings.Contains(text, "image ID") {
+					t.Errorf("%s: the refusal speaks of an override, versioning or an image ID:\n%s", ref, text)
+				}
 				for _, want := range []string{"refusing: " + addr + " has no image " + ref + " (no ", "h/app runs: " + repo + ":1.27.3@" + running.DigestStr()} {
 					if !strings.Contains(text, want) {
 						t.Errorf("%s: the refusal lacks %q:\n%s", ref, want, text)
@@ -64,7 +65,7 @@ func TestNotServed(t *testing.T) {
 				}
 				t.Log(text)
 			}
-			if j, err := e.Judge(ctx, seen, m, repo+":1.28.0", resolve.Override{}); err != nil || !j.Allowed() || j.NotServed != nil {
+			if j, err := e.Judge(ctx, seen, m, repo+":1.28.0", resolve.Override{}); err != nil || !j.Allowed() || j.NotServed {
 				t.Errorf("1.28.0 (%s), served and newer: %+v, %v", newer.DigestStr(), j, err)
 			}
 		})

@@ -121,7 +121,7 @@ func (o Options) Known(i image.Image) string {
 		parts = append(parts, fmt.Sprintf("no %s version in its tag or label", o.Scheme))
 	}
 	if c := o.Created(i); !c.IsZero() {
-		parts = append(parts, "built "+c.Format(time.RFC3339))
+		parts = append(parts, "built "+c.UTC().Format(time.RFC3339Nano)) // a fraction of a second only when there is one
 	} else if !i.Created.IsZero() {
 		parts = append(parts, "build date "+i.Created.UTC().Format(time.RFC3339)+" (not plausible: treated as unknown)")
 	} else {

@@ -2,6 +2,7 @@ package order
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pin-tool/pin/internal/image"
@@ -160,7 +161,32 @@ func byCreated(a, b image.Image, o Options) Result {
 	if ca.After(cb) {
 		c, op = Newer, ">"
 	}
-	return Result{Cmp: c, Rule: RuleCreated, Detail: fmt.Sprintf("built %s %s %s", ca.Format(time.RFC3339), op, cb.Format(time.RFC3339))}
+	fa, fb := DatesApart(ca, cb)
+	return Result{Cmp: c, Rule: RuleCreated, Detail: fmt.Sprintf("built %s %s %s", fa, op, fb)}
+}
+
+// DatesApart formats two different instants in RFC 3339, UTC, at the
+// precision that tells them apart: whole seconds when those differ, else
+// as many digits of the second as it takes, the same for both
+// ("2026-09-17T00:00:00.8Z" and "2026-09-17T00:00:00.0Z"). Two builds
+// 0.8 s apart are ordered by what the seconds alone do not show.
+func DatesApart(a, b time.Time) (string, string) {
+	a, b = a.UTC(), b.UTC()
+	layout := time.RFC3339
+	for digits := 0; digits <= 9 && a.Truncate(scale(digits)) == b.Truncate(scale(digits)); digits++ {
+		layout = "2006-01-02T15:04:05." + strings.Repeat("0", digits+1) + "Z07:00"
+	}
+	return a.Format(layout), b.Format(layout)
+}
+
+// scale is the length of the last digit of a second written with digits
+// digits: 1s, 100ms, 10ms, …
+func scale(digits int) time.Duration {
+	d := time.Second
+	for range digits {
+		d /= 10
+	}
+	return d
 }
 
 // conflict says which side's tag and label disagree.

@@ -1,8 +1,11 @@
 package order
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/version"
@@ -67,6 +70,39 @@ func TestKnownInWords(t *testing.T) {
 		}
 		if strings.ContainsAny(got, "{}") {
 			t.Errorf("Known(%s) = %q prints internal notation", tt.i.Ref(), got)
+		}
+	}
+}
+
+// TestDatesApart: a build date is printed at the precision that ordered
+// it: whole seconds when they differ, else as many digits of the second
+// as tell the two apart, the same for both.
+func TestDatesApart(t *testing.T) {
+	at := func(s string) image.Image {
+		c, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return image.Image{Repository: "registry.example.org/team/svc", Digest: "sha256:" + fmt.Sprintf("%064x", sha256.Sum256([]byte(s))), Created: c}
+	}
+	for _, tt := range []struct{ a, b, detail, known string }{
+		{"2026-09-17T00:00:00.8Z", "2026-09-17T00:00:00Z", "built 2026-09-17T00:00:00.8Z > 2026-09-17T00:00:00.0Z", "no semver version in its tag or label, built 2026-09-17T00:00:00.8Z"},
+		{"2026-09-17T00:00:00.25Z", "2026-09-17T00:00:00.2Z", "built 2026-09-17T00:00:00.25Z > 2026-09-17T00:00:00.20Z", "no semver version in its tag or label, built 2026-09-17T00:00:00.25Z"},
+		{"2026-09-17T00:00:01.5Z", "2026-09-17T00:00:00.5Z", "built 2026-09-17T00:00:01Z > 2026-09-17T00:00:00Z", "no semver version in its tag or label, built 2026-09-17T00:00:01.5Z"},
+		{"2026-09-17T00:00:00.000000002Z", "2026-09-17T00:00:00.000000001Z", "built 2026-09-17T00:00:00.000000002Z > 2026-09-17T00:00:00.000000001Z", ""},
+		{"2026-09-17T02:00:00+02:00", "2026-08-20T00:00:00Z", "built 2026-09-17T00:00:00Z > 2026-08-20T00:00:00Z", "no semver version in its tag or label, built 2026-09-17T00:00:00Z"},
+	} {
+		a, b := at(tt.a), at(tt.b)
+		o := Options{Now: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+		res := Compare(a, b, o)
+		if res.Cmp != Newer || res.Rule != RuleCreated || res.Detail != tt.detail {
+			t.Errorf("%s against %s: %s by %s, %q; want newer by created, %q", tt.a, tt.b, res.Cmp, res.Rule, res.Detail, tt.detail)
+		}
+		if back := Compare(b, a, o); back.Cmp != Older || !strings.Contains(back.Detail, " < ") {
+			t.Errorf("%s against %s: %s, %q", tt.b, tt.a, back.Cmp, back.Detail)
+		}
+		if k := o.Known(a); tt.known != "" && k != tt.known {
+			t.Errorf("Known(%s) = %q, want %q", tt.a, k, tt.known)
 		}
 	}
 }

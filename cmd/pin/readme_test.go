@@ -1,0 +1,74 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readmeBlock returns the lines of the first fenced block of README.md
+// after the line holding marker.
+func readmeBlock(t *testing.T, marker string) []string {
+	t.Helper()
+	s := string(mustRead(t, filepath.Join(repoRoot, "README.md")))
+	i := strings.Index(s, marker)
+	if i < 0 {
+		t.Fatalf("README.md has no %q", marker)
+	}
+	s = s[i:]
+	start := strings.Index(s, "\n```")
+	s = s[start+4:]
+	s = s[strings.Index(s, "\n")+1:]
+	return strings.Split(s[:strings.Index(s, "```")], "\n")
+}
+
+// reproduces checks that the README's lines are lines of got, in order,
+// word for word: a line "..." stands for lines left out, and "…" in a line
+// for characters left out.
+func reproduces(t *testing.T, what string, readme []string, got string) {
+	t.Helper()
+	lines := strings.Split(got, "\n")
+	at := 0
+	for _, want := range readme {
+		if strings.TrimSpace(want) == "..." || want == "" {
+			continue
+		}
+		parts := strings.Split(want, "…")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		re := regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+		found := false
+		for ; at < len(lines); at++ {
+			if re.MatchString(lines[at]) {
+				found, at = true, at+1
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%s: the README's line is not reproduced (in order):\n%s\ngot:\n%s", what, want, got)
+			return
+		}
+	}
+}
+
+// TestREADMEWorkedExample: the README's worked example reproduces word
+// for word: the plan of "pin resolve" on the incident, and the refusal
+// once forge's policy is exact.
+func TestREADMEWorkedExample(t *testing.T) {
+	dir := incidentDir(t, nil)
+	r := pin(t, dir, "resolve")
+	if r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	reproduces(t, "pin resolve", readmeBlock(t, "`go run ./cmd/pin resolve` on a fresh clone prints"), r.stdout)
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, "policy  = \"at-least-running\"\n  pin     = \"1.22.6@", "policy  = \"exact\"\n  pin     = \"1.22.6@", 1)
+	})
+	r = pin(t, dir, "resolve")
+	if r.code != exitFindings {
+		t.Fatalf("exact: exit %d\n%s", r.code, r.stderr)
+	}
+	reproduces(t, "pin resolve, forge exact", readmeBlock(t, "Change forge's policy to `exact`"), r.stderr)
+}
