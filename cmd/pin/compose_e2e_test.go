@@ -31,10 +31,11 @@ func dockerCompose(t *testing.T, dh, dir string, env []string, args ...string) s
 // TestComposeEndToEnd runs the README's Compose path on a real Compose, a
 // real engine and a real registry: examples/compose/ comes up on floating
 // tags; pin init --from-host and --compose scaffold it (the second adds
-// nothing); pin resolve locks what runs; pin export --compose writes the
-// override, and "up -d" with it runs exactly the locked digests; pin plan
-// says SAME. Then the upstream tag moves and the stack is re-pulled: pin
-// outdated and pin export --check report it.
+// nothing); pin resolve locks what runs; pin export writes the override
+// the catalogue's export block declares (with the test's own project
+// name, --project-name, as -p), and "up -d" with it runs exactly the
+// locked digests; pin plan says SAME. Then the upstream tag moves and the
+// stack is re-pulled: pin outdated and pin export --check report it.
 func TestComposeEndToEnd(t *testing.T) {
 	reg := testenv.Registry(t)
 	dh := dockerCLIHost(t)
@@ -122,7 +123,7 @@ func TestComposeEndToEnd(t *testing.T) {
 		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// The override, and a second run that changes nothing.
-	if r := pin(t, dir, "export", "--compose", "compose.yaml", "--project-name", project, cache); r.code != 0 {
+	if r := pin(t, dir, "export", "--project-name", project, cache); r.code != 0 {
 		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	override, _ := os.ReadFile(filepath.Join(dir, "compose.pin.yaml"))
@@ -131,7 +132,7 @@ func TestComposeEndToEnd(t *testing.T) {
 			t.Errorf("override lacks %s:\n%s", want, override)
 		}
 	}
-	if r := pin(t, dir, "export", "--compose", "compose.yaml", "--project-name", project, "--check", cache); r.code != 0 {
+	if r := pin(t, dir, "export", "--project-name", project, "--check", cache); r.code != 0 {
 		t.Fatalf("export --check right after export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
@@ -178,7 +179,7 @@ func TestComposeEndToEnd(t *testing.T) {
 		t.Errorf("outdated after the re-pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	t.Logf("outdated:\n%s", r.stdout)
-	r = pin(t, dir, "export", "--compose", "compose.yaml", "--project-name", project, "--check", cache)
+	r = pin(t, dir, "export", "--project-name", project, "--check", cache)
 	t.Logf("export --check:\n%s%s", r.stdout, r.stderr)
 	if r.code != 1 || !strings.Contains(r.stderr, "(module web): DOWNGRADE") {
 		t.Errorf("export --check after the re-pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -190,7 +191,7 @@ func TestComposeEndToEnd(t *testing.T) {
 	if r := pin(t, dir, "resolve", cache); r.code != 0 {
 		t.Fatalf("resolve after the re-pull: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := pin(t, dir, "export", "--compose", "compose.yaml", "--project-name", project, cache); r.code != 0 {
+	if r := pin(t, dir, "export", "--project-name", project, cache); r.code != 0 {
 		t.Fatalf("export after resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "compose.pin.yaml")); !bytes.Contains(after, []byte("web:latest@"+webB)) {

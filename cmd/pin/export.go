@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pin-tool/pin/internal/atomicfile"
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
 	"github.com/pin-tool/pin/internal/source"
@@ -22,9 +23,9 @@ type exportOptions struct {
 	*globalOptions
 	compose   composeFlags
 	InPlace   bool
-	Manifests string
-	Kustomize string
-	Env       string
+	Manifests []string
+	Kustomize []string
+	Env       []string
 	Check     bool
 	Force     bool
 }
@@ -32,10 +33,10 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions, s streams) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR] [--kustomize DIR] [--env FILE] [--check]",
+		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR]... [--kustomize DIR]... [--env FILE]... [--check]",
 		Short: "Write the lock where the deploy reads it: Compose, manifests, kustomize, env files",
 		Long: `export writes each locked image, as repository:tag@sha256:…, where a deploy
-reads it:
+reads it: where the catalogue's export block says, or the flags:
 
   --compose FILE     writes FILE's override beside it (compose.yaml →
                      compose.pin.yaml) with services.<name>.image for each
@@ -50,6 +51,12 @@ reads it:
                      manifests;
   --env FILE         writes NAME_IMAGE=repository:tag@digest lines, one per
                      locked module (module forge → FORGE_IMAGE).
+
+--manifests, --kustomize and --env may be repeated. A flag that names a
+file (--compose, --manifests, --kustomize, --env) replaces the export
+block whole, as docker compose -f replaces compose.yaml; --project-name,
+--profile and --in-place alone change the block's compose settings, as
+docker compose -p does.
 
 A module covers a Compose service when it runs_on { compose =
 "<project>/<service>" }, a manifest's container when it runs_on that
@@ -74,38 +81,59 @@ changed while export ran is never replaced.`,
 	}
 	o.compose.add(cmd)
 	cmd.Flags().BoolVar(&o.InPlace, "in-place", false, "rewrite the image: references of the Compose files and manifests themselves")
-	cmd.Flags().StringVar(&o.Manifests, "manifests", "", "a folder of Kubernetes manifests to rewrite in place (with --in-place)")
-	cmd.Flags().StringVar(&o.Kustomize, "kustomize", "", "a kustomize folder whose kustomization.yaml gets images: entries")
-	cmd.Flags().StringVar(&o.Env, "env", "", "an env file to write NAME_IMAGE= lines into")
+	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "a folder of Kubernetes manifests to rewrite in place (with --in-place); repeat for several")
+	cmd.Flags().StringArrayVar(&o.Kustomize, "kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
+	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an env file to write NAME_IMAGE= lines into; repeat for several")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
 	return cmd
 }
 
-func runExport(ctx context.Context, o *exportOptions, s streams) error {
-	if len(o.compose.Files) == 0 && o.Manifests == "" && o.Kustomize == "" && o.Env == "" {
-		return withCode(exitInput, errors.New("export needs --compose FILE, --manifests DIR, --kustomize DIR or --env FILE"))
+// flagExports are the exports the flags name.
+func (o *exportOptions) flagExports() catalogue.Export {
+	return catalogue.Export{
+		Compose:   []catalogue.ComposeExport{{Files: o.compose.Files, ProjectName: o.compose.ProjectName, Profiles: o.compose.Profiles, InPlace: o.InPlace}},
+		Manifests: o.Manifests, Kustomize: o.Kustomize, Env: o.Env,
 	}
-	if o.Manifests != "" && !o.InPlace {
+}
+
+func runExport(ctx context.Context, o *exportOptions, s streams) error {
+	flags := o.flagExports()
+	if len(o.Manifests) > 0 && !o.InPlace {
 		return withCode(exitInput, errors.New("--manifests rewrites manifests in place: add --in-place, or use --kustomize DIR"))
 	}
-	// The Compose files first: bad input is found before any host is asked.
-	var p *compose.Project
+	// The Compose files of the flags first: bad input is found before any
+	// host is asked.
+	var projects []*compose.Project
 	if len(o.compose.Files) > 0 {
-		var err error
-		if p, err = o.compose.load(ctx, s); err != nil {
+		p, err := o.compose.load(ctx, s)
+		if err != nil {
 			return err
 		}
+		projects = append(projects, p)
 	}
 	in, err := load(ctx, o.globalOptions, s, "", nil)
 	if err != nil {
 		return err
 	}
+	exp, err := exportsOf(in.Catalogue, flags, s)
+	if err != nil {
+		return err
+	}
+	if !flags.Names() {
+		for _, c := range exp.Compose {
+			p, err := (&composeFlags{Files: c.Files, ProjectName: c.ProjectName, Profiles: c.Profiles}).load(ctx, s)
+			if err != nil {
+				return err
+			}
+			projects = append(projects, p)
+		}
+	}
 	cov := export.NewCoverage(in.Catalogue, in.Lock)
 
 	var results []export.Result
-	if p != nil {
-		if o.InPlace {
+	for i, p := range projects {
+		if exp.Compose[i].InPlace {
 			srcs, err := readFiles(p.Files)
 			if err != nil {
 				return err
@@ -123,8 +151,8 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 			results = append(results, export.Override(p, cov, old))
 		}
 	}
-	if o.Manifests != "" {
-		files, err := manifestFiles(o.Manifests)
+	for _, dir := range exp.Manifests {
+		files, err := manifestFiles(dir)
 		if err != nil {
 			return withCode(exitInput, err)
 		}
@@ -138,12 +166,12 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		}
 		results = append(results, r)
 	}
-	if o.Kustomize != "" {
-		refs, _, err := readManifests(o.Kustomize)
+	for _, dir := range exp.Kustomize {
+		refs, _, err := readManifests(dir)
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(o.Kustomize, "kustomization.yaml")
+		path := filepath.Join(dir, "kustomization.yaml")
 		old, err := os.ReadFile(path)
 		if err != nil {
 			return withCode(exitInput, fmt.Errorf("reading the kustomization: %w", err))
@@ -154,12 +182,12 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		}
 		results = append(results, r)
 	}
-	if o.Env != "" {
-		old, err := readIfExists(o.Env)
+	for _, f := range exp.Env {
+		old, err := readIfExists(f)
 		if err != nil {
 			return withCode(exitInput, err)
 		}
-		results = append(results, export.Env(o.Env, cov, old))
+		results = append(results, export.Env(f, cov, old))
 	}
 
 	// The floor guarantee: what is written must not downgrade what a host
@@ -261,6 +289,30 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	return nil
 }
 
+// exportsOf is what export writes: the flags' exports, or the
+// catalogue's export block (checked: every path it names is there) with
+// the flags' Compose settings. Neither is exit 2.
+func exportsOf(cat *catalogue.Catalogue, flags catalogue.Export, s streams) (catalogue.Export, error) {
+	exp, err := cat.Export.Override(flags)
+	if err != nil {
+		return exp, withCode(exitInput, fmt.Errorf("--project-name, --profile or --in-place without --compose: %w", err))
+	}
+	if flags.Names() {
+		return exp, nil
+	}
+	if !exp.Names() {
+		if cat.Export != nil {
+			return exp, withCode(exitInput, fmt.Errorf("the catalogue's export block at %s names no file: add compose { files = [\"compose.yaml\"] }, manifests, kustomize or env to it, or name a file with --compose FILE, --manifests DIR, --kustomize DIR or --env FILE", cat.Export.DeclRange))
+		}
+		return exp, withCode(exitInput, errors.New("export needs an export block in the catalogue (export { compose { files = [\"compose.yaml\"] } }), or --compose FILE, --manifests DIR, --kustomize DIR or --env FILE"))
+	}
+	if diags := cat.Export.Check(); diags.HasErrors() {
+		printDiags(s, cat.Files, diags)
+		return exp, withCode(exitInput, fmt.Errorf("the catalogue's export block names what is not there; nothing written: %w", errReported))
+	}
+	return exp, nil
+}
+
 // writeOptions is how export writes f: an override only over pin's own
 // (or with --force), a file it edits only while it holds what was read.
 // explainWrite adds to a refused write what to do about it.
@@ -274,91 +326,6 @@ func explainWrite(err error) error {
 		return fmt.Errorf("%w: create the file it names, or remove the link", err)
 	}
 	return fmt.Errorf("writing %w", err)
-}
-
-// exportOutput is pin export's result, the JSON of --format json.
-type exportOutput struct {
-	Schema     int             `json:"schema"`
-	Command    string          `json:"command"`
-	Check      bool            `json:"check"`
-	Files      []exportFile    `json:"files"`
-	References []exportEntry   `json:"references"`
-	Skipped    []exportSkip    `json:"skipped"`
-	Findings   []exportFinding `json:"findings"`
-}
-
-type exportFile struct {
-	Path string `json:"path"`
-	// Changed: the file disagrees with the lock (would change); Written:
-	// it was written (never with --check).
-	Changed bool `json:"changed"`
-	Written bool `json:"written"`
-}
-
-type exportEntry struct {
-	Where   string `json:"where"`
-	Module  string `json:"module"`
-	Old     string `json:"old"`
-	New     string `json:"new"`
-	Changed bool   `json:"changed"`
-}
-
-type exportSkip struct {
-	What string `json:"what"`
-	Why  string `json:"why"`
-	// Unwritten: a module covers it and export could not write (or
-	// check) it; the run exits 1.
-	Unwritten bool `json:"unwritten"`
-}
-
-type exportFinding struct {
-	Where   string `json:"where"`
-	Message string `json:"message"`
-}
-
-// writeExport renders the result for people: references that change,
-// what was skipped and why, findings on stderr with file:line, and the
-// files written or disagreeing.
-func writeExport(s streams, out exportOutput) {
-	for _, e := range out.References {
-		if e.Changed {
-			fmt.Fprintf(s.Out, "%s: %s → %s (module %s)\n", sanitize(e.Where), orNone(sanitize(e.Old)), sanitize(e.New), e.Module)
-		}
-	}
-	verb := "cannot write"
-	if out.Check {
-		verb = "cannot check"
-	}
-	unwritten := 0
-	for _, sk := range out.Skipped {
-		if sk.Unwritten {
-			unwritten++
-			fmt.Fprintf(s.Err, "%s %s: %s\n", verb, sanitize(sk.What), sanitize(sk.Why))
-			continue
-		}
-		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
-	}
-	for _, f := range out.Findings {
-		fmt.Fprintf(s.Err, "%s: %s\n", sanitize(f.Where), sanitize(f.Message))
-	}
-	changed := 0
-	for _, f := range out.Files {
-		switch {
-		case f.Written:
-			changed++
-			fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(f.Path))
-		case f.Changed:
-			changed++
-			fmt.Fprintf(s.Out, "%s disagrees with the lock\n", sanitize(f.Path))
-		}
-	}
-	switch {
-	case changed > 0, unwritten > 0:
-	case out.Check && len(out.Findings) == 0:
-		fmt.Fprintln(s.Out, "Every file agrees with the lock.")
-	case !out.Check:
-		fmt.Fprintln(s.Out, "Nothing to write: every file agrees with the lock.")
-	}
 }
 
 // exportFloors previews the cutover of the exported modules on every host

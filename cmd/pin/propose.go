@@ -31,8 +31,11 @@ type proposeOptions struct {
 	Groups                     []string
 	Template, BodyFile         string
 	DryRun                     bool
-	Exports                    propose.Exports
-	Modules                    []string
+	// Exports are what the --export-* flags name; ExportCompose their
+	// Compose project.
+	Exports       propose.Exports
+	ExportCompose propose.ComposeExport
+	Modules       []string
 }
 
 func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
@@ -42,7 +45,8 @@ func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
 		Short: "Carry the safe update to a pull or merge request",
 		Long: `propose runs in a clean git checkout. It fetches the base branch (the
 remote's default, or --base), resolves the catalogue there as pin resolve
-does, writes the lock and the exports the repository declares, checks the
+does, writes the lock and the exports the repository declares (the
+catalogue's export block, as pin export writes them), checks the
 result with the cutover gate of pin plan against every host, and commits
 exactly those files on the fresh base, on a branch named from the group
 (pin/update). The branch is pushed with --force-with-lease, and not at all
@@ -54,7 +58,12 @@ touched: the work happens in a temporary work tree.
 merge request push options), agit (Gitea and Forgejo: refs/for/<base>/<topic>),
 gerrit (refs/for/<base>), all with push rights alone; github or gitea
 through their APIs, with a token ($GITHUB_TOKEN, $GITEA_TOKEN, or
---token-env), finding pin's own open request by its marker and updating it.`,
+--token-env), finding pin's own open request by its marker and updating it.
+
+The export block is read as the base has it. An --export-* flag that
+names a file (--export-compose, --export-manifests, --export-kustomize,
+--export-env) replaces it whole; --export-project-name, --export-profile
+and --export-in-place alone change its compose settings.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeModules(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,10 +86,10 @@ through their APIs, with a token ($GITHUB_TOKEN, $GITEA_TOKEN, or
 	f.StringVar(&o.Template, "template", "", "a Go text/template file for the commit message over the proposal (first line: the title)")
 	f.StringVar(&o.BodyFile, "body-file", "", "also write each proposal's body (Markdown) to this file")
 	f.BoolVar(&o.DryRun, "dry-run", false, "commit in a temporary work tree and print the proposal; push nothing, ask no forge")
-	f.StringArrayVar(&o.Exports.Compose.Files, "export-compose", nil, "a Compose file to export to (as pin export --compose); repeat to merge several")
-	f.StringVar(&o.Exports.Compose.ProjectName, "export-project-name", "", "the Compose project name of --export-compose")
-	f.StringArrayVar(&o.Exports.Compose.Profiles, "export-profile", nil, "a Compose profile of --export-compose")
-	f.BoolVar(&o.Exports.Compose.InPlace, "export-in-place", false, "rewrite the --export-compose files' image: values instead of writing the override")
+	f.StringArrayVar(&o.ExportCompose.Files, "export-compose", nil, "a Compose file to export to (as pin export --compose); repeat to merge several")
+	f.StringVar(&o.ExportCompose.ProjectName, "export-project-name", "", "the Compose project name of --export-compose (or of the export block's compose block)")
+	f.StringArrayVar(&o.ExportCompose.Profiles, "export-profile", nil, "a Compose profile of --export-compose (or of the export block's compose blocks)")
+	f.BoolVar(&o.ExportCompose.InPlace, "export-in-place", false, "rewrite the Compose files' image: values instead of writing the override")
 	f.StringArrayVar(&o.Exports.Manifests, "export-manifests", nil, "a folder of Kubernetes manifests to rewrite in place; repeat for several")
 	f.StringArrayVar(&o.Exports.Kustomize, "export-kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
 	f.StringArrayVar(&o.Exports.Env, "export-env", nil, "an env file of NAME_IMAGE= lines; repeat for several")
@@ -133,7 +142,9 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	if err != nil {
 		return propose.Options{}, propose.Deps{}, err
 	}
-	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: o.Lock, Exports: o.Exports, Remote: o.Remote, Base: o.Base,
+	exports := o.Exports
+	exports.Compose = []propose.ComposeExport{o.ExportCompose}
+	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: o.Lock, Exports: exports, Remote: o.Remote, Base: o.Base,
 		BranchPrefix: o.BranchPrefix, Modules: o.Modules, Split: propose.Split(o.Split), DryRun: o.DryRun, Now: o.now()}
 	for _, spec := range o.Groups {
 		name, mods, ok := strings.Cut(spec, "=")

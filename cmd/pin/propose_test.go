@@ -444,3 +444,62 @@ func TestProposeOverSSH(t *testing.T) {
 		t.Errorf("second run: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// incidentExportBlock is the README's export block: where the deploy of
+// the incident reads the lock.
+const incidentExportBlock = `
+# Where the deploy reads the lock: pin export and pin propose write these.
+export {
+  compose {
+    files = ["compose.yaml"]
+  }
+  env = ["deploy.env"]
+}
+`
+
+// The README's worked example: the catalogue declares its exports, and
+// pin propose with no --export-* flag commits them with the lock: what pin
+// resolve and pin export, both without flags, write on a fresh clone; a
+// second run pushes nothing.
+func TestProposeExportBlockEndToEnd(t *testing.T) {
+	gitUser(t)
+	remote := testenv.NewGitRemote(t, "block")
+	clone := seedIncident(t, remote.URL, nil)
+	editFile(t, filepath.Join(clone, "catalogue.hcl"), func(s string) string { return s + incidentExportBlock })
+	gitIn(t, clone, "commit", "--quiet", "-am", "catalogue: the exports the deploy reads")
+	gitIn(t, clone, "push", "--quiet", "origin", "HEAD:main")
+	main := gitIn(t, clone, "rev-parse", "HEAD")
+
+	r := pin(t, clone, "propose")
+	if r.code != 0 || !strings.Contains(r.stdout, "  files    compose.pin.yaml, deploy.env, pin.lock.hcl\n") || !strings.Contains(r.stdout, "1 of 1 proposal(s) pushed.") {
+		t.Fatalf("propose: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("pin propose:\n%s", r.stdout)
+	pushes := pushesTo(t, remote, "refs/heads/pin/update")
+	if len(pushes) != 1 {
+		t.Fatalf("%d pushes of pin/update, want 1", len(pushes))
+	}
+	commit := strings.Fields(pushes[0].Refs[0])[1]
+	files := gitIn(t, remote.Dir, "diff", "--name-only", main, commit)
+	if files != "compose.pin.yaml\ndeploy.env\npin.lock.hcl" {
+		t.Fatalf("the commit changes %q", files)
+	}
+	ref := filepath.Join(t.TempDir(), "by-hand")
+	gitIn(t, filepath.Dir(ref), "clone", "--quiet", remote.URL, ref)
+	for _, a := range [][]string{{"resolve"}, {"export"}} {
+		if r := pin(t, ref, a...); r.code != 0 {
+			t.Fatalf("pin %s: exit %d\n%s", strings.Join(a, " "), r.code, r.stderr)
+		}
+	}
+	for _, f := range strings.Fields(files) {
+		if diff := cmp.Diff(string(mustRead(t, filepath.Join(ref, f))), gitIn(t, remote.Dir, "show", commit+":"+f)+"\n"); diff != "" {
+			t.Errorf("%s: the proposal is not what pin writes (-by hand +proposed):\n%s", f, diff)
+		}
+	}
+	if r := pin(t, clone, "propose"); r.code != 0 || !strings.Contains(r.stdout, "Nothing pushed: origin already holds every proposal.") {
+		t.Errorf("second run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(pushesTo(t, remote, "refs/heads/pin/update")); n != 1 {
+		t.Errorf("the second run pushed: %d pushes of pin/update", n)
+	}
+}

@@ -24,6 +24,7 @@ var (
 		{Type: "host", LabelNames: []string{"name"}},
 		{Type: "registry", LabelNames: []string{"host"}},
 		{Type: "module", LabelNames: []string{"name"}},
+		{Type: "export"},
 	}}
 )
 
@@ -280,6 +281,8 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 			diags = append(diags, l.registry(b, dir)...)
 		case "module":
 			diags = append(diags, l.module(b, dir)...)
+		case "export":
+			diags = append(diags, l.export(b, dir)...)
 		}
 	}
 	return diags

@@ -32,6 +32,8 @@ type Catalogue struct {
 	Hosts      []*Host
 	Registries []*Registry
 	Modules    []*Module
+	// Export is the export block (export.go); nil when there is none.
+	Export *Export
 	// Files holds the parsed files, for rendering diagnostics with source
 	// snippets.
 	Files map[string]*hcl.File

@@ -5,7 +5,8 @@
 // temporary work tree of the user's repository, and there resolves the
 // catalogue as "pin resolve" does. The change set is the lock diff: per
 // proposal, the lock with the proposal's modules decided and every other
-// entry as the base has it, and the exports the repository declares,
+// entry as the base has it, and the exports the repository declares (the
+// base's catalogue's export block, or what the command line names),
 // written as "pin export" writes them. Each proposal is checked with the
 // cutover gate of "pin plan" (resolve.PlanCutover) against every host
 // before anything is pushed: a module whose new entry would downgrade what

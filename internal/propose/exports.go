@@ -18,36 +18,16 @@ import (
 )
 
 // Exports are the files a repository keeps in step with its lock, written
-// as "pin export" writes them, and committed with the lock.
-type Exports struct {
-	// Compose, when it names files, is one Compose project: its override
-	// (compose.pin.yaml beside the first file) is written, or with
-	// InPlace the files' own image: values.
-	Compose ComposeExport
-	// Manifests are folders of Kubernetes manifests rewritten in place.
-	Manifests []string
-	// Kustomize are folders whose kustomization.yaml gets images: entries.
-	Kustomize []string
-	// Env are env files of NAME_IMAGE= lines.
-	Env []string
-}
+// as "pin export" writes them, and committed with the lock: the
+// catalogue's export block (read on the base), or what the command line
+// names instead (catalogue.Export.Override).
+type Exports = catalogue.Export
 
 // ComposeExport is one Compose project to export to.
-type ComposeExport struct {
-	// Files are merged in order, as Compose merges them.
-	Files       []string
-	ProjectName string
-	Profiles    []string
-	InPlace     bool
-}
-
-// empty reports whether no export is declared.
-func (e Exports) empty() bool {
-	return len(e.Compose.Files) == 0 && len(e.Manifests) == 0 && len(e.Kustomize) == 0 && len(e.Env) == 0
-}
+type ComposeExport = catalogue.ComposeExport
 
 // mapPaths returns e with every path passed through f.
-func (e Exports) mapPaths(f func(string) (string, error)) (Exports, error) {
+func mapPaths(e Exports, f func(string) (string, error)) (Exports, error) {
 	out := e
 	var err error
 	each := func(in []string) []string {
@@ -59,31 +39,67 @@ func (e Exports) mapPaths(f func(string) (string, error)) (Exports, error) {
 		}
 		return o
 	}
-	out.Compose.Files = each(e.Compose.Files)
+	out.Compose = nil
+	for _, c := range e.Compose {
+		c.Files = each(c.Files)
+		out.Compose = append(out.Compose, c)
+	}
 	out.Manifests = each(e.Manifests)
 	out.Kustomize = each(e.Kustomize)
 	out.Env = each(e.Env)
 	return out, err
 }
 
+// exports are what the run writes: the flags' exports when they name a
+// file, else the catalogue's export block as the base has it (cat was
+// loaded in the work tree), with the flags' Compose settings; paths
+// relative to the work tree, every one inside it.
+func (r *run) exports(cat *catalogue.Catalogue) (Exports, error) {
+	if r.paths.exports.Names() {
+		return r.paths.exports, nil
+	}
+	e, err := cat.Export.Override(r.paths.exports)
+	if err != nil {
+		return e, fmt.Errorf("%w: --export-project-name, --export-profile or --export-in-place without --export-compose: %s", ErrBadInput, r.inRepo(err.Error()))
+	}
+	if !e.Names() {
+		return e, nil
+	}
+	if diags := cat.Export.Check(); diags.HasErrors() {
+		var msgs []string
+		for _, d := range diags {
+			msgs = append(msgs, fmt.Sprintf("%s:%d:%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail))
+		}
+		return e, fmt.Errorf("%w: the export block on %s: %s", ErrBadInput, r.res.Base, r.inRepo(strings.Join(msgs, "; ")))
+	}
+	return mapPaths(e, func(p string) (string, error) {
+		rel, err := filepath.Rel(r.wt, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			written, _ := filepath.Rel(filepath.Dir(cat.Export.DeclRange.Filename), p) // as the block has it
+			return "", fmt.Errorf("%w: the export block at %s names %s, outside the repository: pin propose commits only files of the repository", ErrBadInput, r.inRepo(cat.Export.DeclRange.String()), written)
+		}
+		return rel, nil
+	})
+}
+
 // exportFiles are the files the exports write for lock lk, in the work
 // tree root (e's paths are relative to it), the references they write,
 // and what they found: a reference whose tag and digest disagree
 // (file:line).
-func (e Exports) exportFiles(ctx context.Context, root string, cat *catalogue.Catalogue, lk *lock.Lock) ([]export.File, []export.Entry, []export.Finding, error) {
+func exportFiles(ctx context.Context, e Exports, root string, cat *catalogue.Catalogue, lk *lock.Lock) ([]export.File, []export.Entry, []export.Finding, error) {
 	cov := export.NewCoverage(cat, lk)
 	in := func(p string) string { return filepath.Join(root, p) }
 	var results []export.Result
-	if len(e.Compose.Files) > 0 {
-		files := make([]string, len(e.Compose.Files))
-		for i, f := range e.Compose.Files {
+	for _, c := range e.Compose {
+		files := make([]string, len(c.Files))
+		for i, f := range c.Files {
 			files[i] = in(f)
 		}
-		p, err := compose.Load(ctx, compose.Options{Files: files, ProjectName: e.Compose.ProjectName, Profiles: e.Compose.Profiles})
+		p, err := compose.Load(ctx, compose.Options{Files: files, ProjectName: c.ProjectName, Profiles: c.Profiles})
 		if err != nil {
 			return nil, nil, nil, inputError("compose export", err)
 		}
-		if e.Compose.InPlace {
+		if c.InPlace {
 			srcs, err := readAll(p.Files)
 			if err != nil {
 				return nil, nil, nil, err

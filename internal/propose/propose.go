@@ -64,7 +64,11 @@ type Options struct {
 	// the paths of Exports are relative to it (or absolute), and must be
 	// inside the checkout.
 	Dir, Catalogue, Lock string
-	Exports              Exports
+	// Exports are what the command line names. When they name a file,
+	// they are written instead of the catalogue's export block; else the
+	// block is, as the base has it, with their Compose settings (project
+	// name, profiles, in place) where set (catalogue.Export.Override).
+	Exports Exports
 	// Remote is the git remote pushed to ("origin"); Base the branch
 	// proposed for ("": the remote's default branch).
 	Remote, Base string
@@ -215,7 +219,10 @@ func Run(ctx context.Context, o Options, d Deps) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	wt := filepath.Join(tmp, "base")
+	// Named as the checkout's folder: Compose names a project after the
+	// folder of its first file, so a Compose file at the top of the
+	// repository is the same project in the work tree as in the checkout.
+	wt := filepath.Join(tmp, filepath.Base(top))
 	if err := d.Git.AddWorktree(ctx, top, wt, res.BaseCommit); err != nil {
 		return nil, fmt.Errorf("checking %s out into a work tree: %w", res.Base, err)
 	}
@@ -260,6 +267,6 @@ func (o Options) repoPaths(top string) (repoPaths, error) {
 	if p.lock, err = rel(o.Lock); err != nil {
 		return p, err
 	}
-	p.exports, err = o.Exports.mapPaths(rel)
+	p.exports, err = mapPaths(o.Exports, rel)
 	return p, err
 }

@@ -393,7 +393,7 @@ func TestProposeExports(t *testing.T) {
 	})
 	f.git_(f.clone, "pull", "--quiet")
 	o := f.options()
-	o.Exports = Exports{Compose: ComposeExport{Files: []string{"deploy/compose.yaml"}, ProjectName: "deploy"}, Env: []string{"deploy/images.env"}}
+	o.Exports = Exports{Compose: []ComposeExport{{Files: []string{"deploy/compose.yaml"}, ProjectName: "deploy"}}, Env: []string{"deploy/images.env"}}
 	res, err := f.run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -518,7 +518,7 @@ func TestProposeExportGate(t *testing.T) {
 	f.git_(f.clone, "pull", "--quiet")
 	o := f.options()
 	o.Split = SplitModule
-	o.Exports.Compose.Files = []string{"compose.yaml"}
+	o.Exports.Compose = []ComposeExport{{Files: []string{"compose.yaml"}}}
 	_, err := f.run(o)
 	eg, ok := errorsAs[*ExportGateError](err)
 	if !ok || eg.Refused || !strings.Contains(err.Error(), "DOWNGRADE") {

@@ -51,6 +51,10 @@ func (r *run) propose(ctx context.Context) error {
 			return fmt.Errorf("%w: group %q names %s, not in the catalogue", ErrBadInput, g.Name, strings.Join(unknown, ", "))
 		}
 	}
+	exports, err := r.exports(in.Catalogue)
+	if err != nil {
+		return err
+	}
 	if hs := hostErrors(in.Observed); len(hs) > 0 {
 		return fmt.Errorf("%w: host %s: %w; its floors are not known, nothing proposed", ErrRemote, hs[0], in.Observed.Errors[hs[0]])
 	}
@@ -88,7 +92,7 @@ func (r *run) propose(ctx context.Context) error {
 
 	var drafts []*draft
 	for _, g := range slices.Sorted(maps.Keys(groups)) {
-		dr, err := r.settle(ctx, rin, in, plan, g, groups[g])
+		dr, err := r.settle(ctx, rin, in, plan, exports, g, groups[g])
 		if err != nil {
 			return err
 		}
@@ -118,13 +122,13 @@ func (r *run) propose(ctx context.Context) error {
 	return nil
 }
 
-// settle decides what group g proposes: its lock, checked with the
-// cutover gate on every host; members whose new entry the gate refuses
+// settle decides what group g proposes: its lock and its exports,
+// checked with the cutover gate on every host; members whose new entry the gate refuses
 // are left out (and listed as refused). nil when nothing is left.
-func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, plan *resolve.Plan, g string, members map[string]bool) (*draft, error) {
+func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, plan *resolve.Plan, exports Exports, g string, members map[string]bool) (*draft, error) {
 	for {
 		dr := &draft{group: g, members: members, lock: groupLock(plan, members)}
-		files, entries, finds, err := r.paths.exports.exportFiles(ctx, r.wt, in.Catalogue, dr.lock)
+		files, entries, finds, err := exportFiles(ctx, exports, r.wt, in.Catalogue, dr.lock)
 		if err != nil {
 			return nil, err
 		}
@@ -169,10 +173,11 @@ func (r *run) gate(ctx context.Context, rin resolve.Input, lk *lock.Lock, check 
 	return cuts, bad, nil
 }
 
-// inRepo names the work tree's files as the repository's: a message in
-// a proposal must not change with the temporary folder it was made in.
+// inRepo names the work tree's files as the repository's (and the work
+// tree itself "."): a message in a proposal must not change with the
+// temporary folder it was made in.
 func (r *run) inRepo(msg string) string {
-	return strings.ReplaceAll(msg, r.wt+string(filepath.Separator), "")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, r.wt+string(filepath.Separator), ""), r.wt, ".")
 }
 
 // cutoverRefusal says why the gate refused module's new entry.
