@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,8 +217,19 @@ func TestPermissionHint(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
+	// The incident is copied in, readable by every user: the checkout may
+	// sit in a folder only root enters (a CI clone under mktemp -d).
 	src, _ := os.ReadFile(filepath.Join(repoRoot, "catalogue.hcl"))
-	writeFile(t, filepath.Join(dir, "catalogue.hcl"), strings.ReplaceAll(string(src), `"examples/`, `"`+repoRoot+`/examples/`))
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), string(src))
+	if err := os.CopyFS(filepath.Join(dir, "examples", "incident"), os.DirFS(filepath.Join(repoRoot, "examples", "incident"))); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(filepath.Join(dir, "examples"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
 	binDir, err := os.MkdirTemp("", "pin-perm-bin") // reachable by every user
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,15 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/pin-tool/pin/internal/atomicfile"
 )
 
 // envContainerImage is set by pin's container image (internal/release):
@@ -21,13 +24,23 @@ const envContainerImage = "PIN_CONTAINER_IMAGE"
 // owns the mounted folder, docker run --user with the owner's ids. ""
 // when err is not such a refusal, or pin runs as the owner.
 func permissionHint(err error) string {
-	var pe *fs.PathError
-	if !errors.Is(err, fs.ErrPermission) || !errors.As(err, &pe) {
+	if !errors.Is(err, fs.ErrPermission) {
 		return ""
 	}
 	// The file written, or (a temporary file beside it, never made) its
-	// folder.
-	dir := pe.Path
+	// folder: the writer names the file (the link's target, for a link),
+	// other writes the path they opened.
+	var dir string
+	var we *atomicfile.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &we):
+		dir = filepath.Dir(cmp.Or(we.Target, we.Path))
+	case errors.As(err, &pe):
+		dir = pe.Path
+	default:
+		return ""
+	}
 	fi, statErr := os.Stat(dir)
 	if statErr != nil || !fi.IsDir() {
 		dir = filepath.Dir(pe.Path)
