@@ -137,7 +137,7 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 			return err
 		}
 		if err, ok := in.Observed.Errors[o.FromHost]; ok {
-			return withCode(exitSource, fmt.Errorf("host %s: %w", o.FromHost, err))
+			return hostFailure(o.FromHost, err, "")
 		}
 		c, sk := scaffold.FromHost(in.Catalogue, o.FromHost, in.Observed.Snapshots[o.FromHost])
 		cands, skips = append(cands, c...), append(skips, sk...)

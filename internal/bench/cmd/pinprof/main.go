@@ -121,12 +121,7 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 	}
 	mark(fmt.Sprintf("load, observe hosts (%d modules)", len(in.Catalogue.Modules)))
 
-	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier,
-		Now: time.Now(),
-		// As pin: twice the requests in flight (the bench has one registry).
-		ModulesAtOnce: 2 * conc,
-	})
+	plan := resolve.Resolve(ctx, in.Input(time.Now()))
 	mark("resolve (registry requests)")
 	for _, l := range in.Registries.Summary() {
 		fmt.Println("  " + l)
