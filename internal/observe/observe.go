@@ -134,19 +134,14 @@ type Observation struct {
 // restarting). Which containers bound the lock is package resolve's rule
 // (resolve.IsFloor), not this.
 func (o Observation) Running() bool {
-	return o.State == "running" || o.State == "paused" || o.State == "restarting"
+	return host.Container{State: o.State}.Running()
 }
 
-// States a Kubernetes host reports that say nothing runs the image as the
-// workload's own container (see package host/kubernetes).
+// The states of package host a Kubernetes host reports, under the names
+// observe's callers know them by: they are host's words.
 const (
-	// StateScaledToZero is a container of a workload scaled to zero,
-	// read from its pod template: no replica runs it.
-	StateScaledToZero = "scaled to zero"
-	// EphemeralPrefix starts the state of an ephemeral (debug) container,
-	// "ephemeral: running": it was added to a pod by kubectl debug, is not
-	// part of the workload, and touches its data only by hand.
-	EphemeralPrefix = "ephemeral: "
+	StateScaledToZero = host.StateScaledToZero
+	EphemeralPrefix   = host.EphemeralPrefix
 )
 
 // Ephemeral reports whether the container is an ephemeral (debug)

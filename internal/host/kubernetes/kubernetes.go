@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/observe"
 )
 
 // DefaultTimeout bounds each request to the API server when Host.Timeout
@@ -183,7 +182,7 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 			add(st, "")
 		}
 		for _, st := range p.Status.EphemeralContainerStatuses {
-			add(st, observe.EphemeralPrefix)
+			add(st, host.EphemeralPrefix)
 		}
 	}
 	for _, t := range idle {
@@ -199,7 +198,7 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 				Name:     c.Name,
 				Image:    c.Image,
 				ImageID:  c.Image,
-				State:    observe.StateScaledToZero,
+				State:    host.StateScaledToZero,
 				Labels:   t.spec.Labels,
 				Workload: t.workload,
 			})
