@@ -323,7 +323,7 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) (img image.
 				// "repo:tag@digest" keeps its tag, as a claim: it was
 				// pulled by digest.
 				if before, _, ok := strings.Cut(c.Image, "@"); ok {
-					if t, err := name.NewTag(before); err == nil && catalogueHasTag(before) {
+					if t, err := name.NewTag(before); err == nil && catalogue.HasTag(before) {
 						img.Tag, tagClaimed = t.TagStr(), true
 					}
 				}
@@ -361,11 +361,6 @@ func hasDigest(repoDigests []string, digest string) bool {
 		}
 	}
 	return false
-}
-
-func catalogueHasTag(ref string) bool {
-	i := strings.LastIndex(ref, "/")
-	return strings.Contains(ref[i+1:], ":")
 }
 
 // repoDigest picks the host's repo digest for repo: the one of that
