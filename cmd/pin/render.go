@@ -11,8 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"

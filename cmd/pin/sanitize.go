@@ -88,7 +88,7 @@ func sanitize(s string) string {
 // line at a time: sanitize's state ends with each line, so the text comes
 // out as sanitize would print it whole, without holding it all (a plan of
 // 1,100 modules is 360 KB, held twice, at the moment the run's heap is at
-// its largest; issue 17). Close writes a last line without a newline.
+// its largest). Close writes a last line without a newline.
 type lineSanitizer struct {
 	w       io.Writer
 	partial []byte
