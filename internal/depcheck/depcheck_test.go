@@ -60,7 +60,7 @@ var (
 	// adapters are the only packages that may speak to a Docker Engine or
 	// a Kubernetes API server; the test kits start and drive real ones.
 	adapters = []string{module + "/internal/host/docker", module + "/internal/host/kubernetes",
-		module + "/internal/testenv", module + "/internal/testimage", module + "/internal/faultproxy"}
+		module + "/internal/testkit/testenv", module + "/internal/testkit/testimage", module + "/internal/testkit/faultproxy"}
 )
 
 // writer is the one package that writes users' files; it depends on no
@@ -304,4 +304,17 @@ func signingImporters(t *testing.T, root string) string {
 		}
 	}
 	return "imported by " + strings.Join(by, ", ")
+}
+
+// TestBinaryLinksNoKit: internal/testkit (the tests' servers, images,
+// proxy and truth) and internal/devtools (the benchmark, the tools that
+// build test servers) stand apart from what pin ships: the binary links
+// none of them.
+func TestBinaryLinksNoKit(t *testing.T) {
+	kits := []string{module + "/internal/testkit", module + "/internal/devtools"}
+	for _, d := range list(t)[module+"/cmd/pin"].Deps {
+		if hasPrefix(d, kits...) {
+			t.Errorf("cmd/pin links %s (%s)", d, whoImports(t, d))
+		}
+	}
 }

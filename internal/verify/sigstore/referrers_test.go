@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/static"
 
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/internal/verify/verifytest"

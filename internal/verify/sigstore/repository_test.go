@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
 	"github.com/pin-tool/pin/internal/verify/verifytest"

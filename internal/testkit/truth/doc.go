@@ -38,11 +38,11 @@
 //
 // Running it:
 //
-//	go test -run '^TestTruth$' ./internal/truth                      # 5,000 steps (2,000 under -race)
-//	go test -run TestTruth ./internal/truth -truth.steps=100000      # the mutants skip when -truth.* is set
-//	go test -run '^TestTruth$' ./internal/truth -truth.seed=7 -truth.history=42   # replay one history
-//	go test -run '^TestTruth$' ./internal/truth -truth.without=stopped,tamper     # switch noise off (Features)
-//	go test -run TestTruthMutants ./internal/truth -v                 # the mutation check (not with -short)
+//	go test -run '^TestTruth$' ./internal/testkit/truth                      # 5,000 steps (2,000 under -race)
+//	go test -run TestTruth ./internal/testkit/truth -truth.steps=100000      # the mutants skip when -truth.* is set
+//	go test -run '^TestTruth$' ./internal/testkit/truth -truth.seed=7 -truth.history=42   # replay one history
+//	go test -run '^TestTruth$' ./internal/testkit/truth -truth.without=stopped,tamper     # switch noise off (Features)
+//	go test -run TestTruthMutants ./internal/testkit/truth -v                 # the mutation check (not with -short)
 //
 // PIN_TRUTH_STEPS, PIN_TRUTH_SEED and PIN_TRUTH_WITHOUT set the same from
 // the environment. A failure prints the seed, the history shrunk to the

@@ -198,7 +198,7 @@ func TestTruthMutants(t *testing.T) {
 			t.Skipf("-%s is set: this run is about TestTruth", f.Name)
 		}
 	})
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestTruthMutants(t *testing.T) {
 // histories (number → check), or nil when the test did not run to its end.
 func truthRun(t *testing.T, dir string, steps int) (map[string]string, string) {
 	list := filepath.Join(t.TempDir(), "failing")
-	cmd := exec.Command("go", "test", "-count=1", "-timeout=10m", "-run", "^TestTruth$", "./internal/truth",
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=10m", "-run", "^TestTruth$", "./internal/testkit/truth",
 		fmt.Sprintf("-truth.steps=%d", steps), "-truth.seed=20261203", "-truth.list="+list)
 	cmd.Dir = dir
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "PIN_TRUTH_") })

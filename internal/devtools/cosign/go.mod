@@ -1,6 +1,6 @@
 // Module cosign builds the real cosign CLI for pin's tests (scripts/cosign).
 // It is its own module so that pin's go.mod never depends on cosign.
-module github.com/pin-tool/pin/internal/tools/cosign
+module github.com/pin-tool/pin/internal/devtools/cosign
 
 go 1.26.0
 

@@ -1,7 +1,7 @@
 // Command htpasswd prints one bcrypt htpasswd line ("user:hash") for the
 // test registry started by scripts/test, so the script needs no apache2-utils.
 //
-// Usage: go run ./internal/testenv/cmd/htpasswd USER PASSWORD
+// Usage: go run ./internal/testkit/testenv/cmd/htpasswd USER PASSWORD
 package main
 
 import (

@@ -18,7 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/admit"
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/source"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // BenchmarkAdmitWarmAPIServer is BenchmarkAdmitWarm with the namespace
@@ -26,7 +26,7 @@ import (
 // deployment/forgejo, and their ReplicaSet): one pod list and one
 // ReplicaSet list per decision. Run it through scripts/test:
 //
-//	./scripts/test -run XXX -bench AdmitWarmAPIServer -benchtime 200x ./internal/bench
+//	./scripts/test -run XXX -bench AdmitWarmAPIServer -benchtime 200x ./internal/devtools/bench
 func BenchmarkAdmitWarmAPIServer(b *testing.B) {
 	kc := testenv.Kubernetes(b)
 	f := newFixture(b)

@@ -14,7 +14,7 @@ import (
 // 50 ms for "pin --help" and for an offline "pin resolve" of the
 // repository's incident). They report; nothing asserts a time.
 //
-//	go test -run XXX -bench Startup -benchtime 20x ./internal/bench
+//	go test -run XXX -bench Startup -benchtime 20x ./internal/devtools/bench
 
 var pinBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "pin-startup-")
@@ -56,7 +56,7 @@ func BenchmarkStartupResolveOffline(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // depends on k8s.io/kubernetes. The replace block mirrors the one in
 // k8s.io/kubernetes v1.37.2's own go.mod (its staging modules, published as
 // v0.37.2), leaving out sample-cli-plugin and sample-controller.
-module github.com/pin-tool/pin/internal/tools/kube-apiserver
+module github.com/pin-tool/pin/internal/devtools/kube-apiserver
 
 go 1.26.0
 

@@ -31,7 +31,7 @@ type result struct {
 	Skipped       string // why the run was not made, when it was not
 	Note          string // what went wrong, when something did
 	// Min is the minimal client's run of the same requests, right after
-	// pin's (internal/bench/cmd/minclient); zero when not made.
+	// pin's (internal/devtools/bench/cmd/minclient); zero when not made.
 	Min minimalRun
 }
 

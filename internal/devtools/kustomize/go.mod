@@ -1,7 +1,7 @@
 // Module kustomize renders kustomizations for pin's tests with kustomize's
 // Go API. It is its own module so that pin's go.mod never depends on
 // kustomize.
-module github.com/pin-tool/pin/internal/tools/kustomize
+module github.com/pin-tool/pin/internal/devtools/kustomize
 
 go 1.26.0
 

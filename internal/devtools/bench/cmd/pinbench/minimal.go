@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// minimalPlan is what internal/bench/cmd/minclient reads: per module, the
+// minimalPlan is what internal/devtools/bench/cmd/minclient reads: per module, the
 // requests of the cost model's floor for command, cold or warm (the same
 // that project.floor counts), in catalogue order.
 type minimalPlan struct {

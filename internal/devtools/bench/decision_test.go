@@ -25,7 +25,7 @@ import (
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/source"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // fixture is a registry (go-containerregistry's, in memory, over loopback
