@@ -122,7 +122,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		projects = append(projects, p)
 	}
 	rep, err := export.Run(ctx, in.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
-	if rep != nil {
+	if rep != nil { // the gate has asked what it asks
 		requestSummary(o.globalOptions, s, in.Registries)
 	}
 	if err != nil {

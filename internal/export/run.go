@@ -86,7 +86,8 @@ func (e *GateError) Unwrap() error { return e.Err }
 // and refuses (Report.Unsafe, nothing written) a downgrade or an unknown
 // order; checks every write before it makes any, so that a refusal writes
 // none; and, unless o.Check, writes the files that change. The report is
-// nil when the files could not be read; it is not when the gate has run.
+// nil when the files could not be read or the gate could not run; it is
+// not once the gate has judged.
 func Run(ctx context.Context, in resolve.Input, r Request, o Options) (*Report, error) {
 	res, err := Read(r, NewCoverage(in.Catalogue, in.Old))
 	if err != nil {
@@ -99,7 +100,7 @@ func Run(ctx context.Context, in resolve.Input, r Request, o Options) (*Report, 
 	rep := &Report{Result: res}
 	cuts, err := Gate(ctx, in, Hosts(in.Catalogue, written), written)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	for _, c := range cuts {
 		if !c.Safe() {
