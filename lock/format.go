@@ -41,7 +41,7 @@ func Format(l *Lock) []byte {
 // Sum is the SHA-256 of Format(l), computed without holding Format's
 // bytes: a run that changes nothing needs only to tell that it does not,
 // and the formatted lock of 1,100 modules was 0.6 MB of the heap when it
-// was largest (issue 17).
+// was largest.
 func Sum(l *Lock) [sha256.Size]byte {
 	h := sha256.New()
 	w := bufio.NewWriterSize(h, 32<<10)
@@ -135,7 +135,7 @@ func writeEntry(b writer, kind string, m *Module, run, inner *attrRun) {
 // Empty values are left out. Keys and quoted values go one after another
 // into one buffer, which write empties for the next run: formatting a
 // lock allocates nothing per attribute (it allocated 6 bytes of garbage
-// for every byte written, issue 17).
+// for every byte written).
 type attrRun struct {
 	buf   []byte
 	attrs []attrEnds

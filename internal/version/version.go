@@ -406,7 +406,7 @@ func preIdents(pre string) []string {
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 // The regular expressions' engine was most of the CPU of ranking a
-// repository's tags (issue 17: Parse was 13% of a warm 1,100-module
+// repository's tags (Parse was 13% of a warm 1,100-module
 // resolve). The two matches every version takes are written out below;
 // FuzzMatchSemver and FuzzAllDigits hold them to semverRe and digitsRe.
 
