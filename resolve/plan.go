@@ -186,13 +186,9 @@ func (p *Plan) Lock() *lock.Lock {
 	return l
 }
 
-// Created renders a date for output, or "".
-func Created(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
+// Created renders a date for output, or "": as the lock writes it
+// (lock.FormatTime), so that a report and the lock agree to the second.
+func Created(t time.Time) string { return lock.FormatTime(t) }
 
 // orderOptions are the ordering settings of a module.
 func orderOptions(m *catalogue.Module, now time.Time) order.Options {

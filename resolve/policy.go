@@ -206,7 +206,7 @@ func kindOf(res order.Result) RefusalKind {
 // pick locks the newest of primary (the pin or the upstream candidate) and
 // the floors. With no clear newest, it refuses, or locks primary where the
 // catalogue states the downgrade.
-func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
+func (dc *decider) pick(ctx context.Context, primary *image.Image, what string, source lock.Source) (choice, *Refusal, error) {
 	if primary != nil && dc.allAtLeast(ctx, *primary) {
 		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
 			return choice{}, nil, r

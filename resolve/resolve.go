@@ -108,7 +108,7 @@ type decider struct {
 // kept as it is.
 type choice struct {
 	img    image.Image
-	source string
+	source lock.Source
 	reason string
 	rule   order.Rule
 	// keep: the previous lock entry stays (with this run's observations);

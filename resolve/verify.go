@@ -238,7 +238,7 @@ func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 	if err != nil {
 		return err
 	}
-	e.Verified, e.Signer, e.Signature = r.Method, r.Signer, r.Signature
+	e.Verified, e.Signer, e.Signature = lock.Method(r.Method), r.Signer, r.Signature
 	if r.Method == "" && staked(dc.m, dc.old, e.Digest) {
 		if r := dc.lost(img, dc.ver.failed[e.Digest]); r != nil {
 			return r
