@@ -94,8 +94,6 @@ func isASCII(s string) bool {
 	return true
 }
 
-
-
 // samePlatforms reports whether Format writes the platform maps a and b
 // alike: nil and empty alike, else entry by entry in sorted key order.
 func samePlatforms(a, b map[string]string) bool {
