@@ -81,12 +81,13 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	var cand *image.Image
 	asked, regOK := false, true
 	if enrichErr == nil && m.Policy != catalogue.TrackUpstream {
-		cand, regOK = c.upstream(ctx, floors, nil)
+		cand, regOK = c.upstream(ctx, floors, nil, weighed{})
 		asked = true
 	}
 	var d *Decision
+	var w weighed
 	if !hostFailed && enrichErr == nil && regOK {
-		d = decide(ctx, in, m, c.tags)
+		d, w = decide(ctx, in, m, c.tags)
 	}
 	if s.Locked == nil {
 		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))
@@ -94,6 +95,9 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 		img := claimedImage(s.Locked)
 		if f := lockedFloor(d); f != nil {
 			img = f.Image
+		} else if w.lockUnread {
+			// The decision could not read it either, and its error says
+			// why (wouldResolve reports it): not asked again.
 		} else if enrichErr == nil {
 			// (A registry that just failed is not asked again.)
 			content, _, err := lockedImage(ctx, c.reg, m, s.Locked, c.opts, c.platform(floors))
@@ -108,13 +112,13 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	}
 	c.running(ctx, floors)
 	if d != nil {
-		c.wouldResolve(d)
+		c.wouldResolve(d, w)
 		c.reportUnverified(d)
 		c.reportSkipped(d)
 	}
 	if enrichErr == nil && !asked && (d == nil || !failedOnRegistry(d)) {
 		// The registry that just failed is not asked again.
-		cand, _ = c.upstream(ctx, floors, d)
+		cand, _ = c.upstream(ctx, floors, d, w)
 	}
 	if enrichErr == nil && regOK {
 		c.liveness(ctx, cand)
@@ -148,11 +152,6 @@ func (c *checker) add(st Status, msg string) {
 }
 
 func (c *checker) fail(err error) {
-	for _, f := range c.s.Failures {
-		if f.Error() == err.Error() {
-			return
-		}
-	}
 	c.s.Failures = append(c.s.Failures, err)
 	c.add(StatusError, err.Error())
 }
@@ -196,14 +195,14 @@ func (c *checker) running(ctx context.Context, floors []observe.Observation) {
 
 // wouldResolve reports what "pin resolve" would refuse or fail on, where
 // the comparisons with what runs have not said it already.
-func (c *checker) wouldResolve(d *Decision) {
+func (c *checker) wouldResolve(d *Decision, w weighed) {
 	switch {
 	case errors.Is(d.Err, image.ErrUnavailable):
 		// Offline, and the content is out of reach: not a failure.
 	case d.Err != nil:
 		c.fail(d.Err)
 	case d.Refusal != nil:
-		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || (d.unread && d.Refusal.Kind != KindDowngrade) {
+		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || (w.unread && d.Refusal.Kind != KindDowngrade) {
 			// Said already; or offline, where the pin's content is out
 			// of reach and no order can be told: "pin resolve" refuses,
 			// the lock is not at fault. A downgrade its text shows is

@@ -14,9 +14,9 @@ import (
 
 // upstream finds the newest candidate within the module's policy and
 // describes it (judge weighs it against the lock). For track-upstream it
-// is what d weighed, when d was decided. ok is false when the registry
-// failed.
-func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d *Decision) (*image.Image, bool) {
+// is what the decision d weighed (w), when d was decided. ok is false when
+// the registry failed.
+func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d *Decision, w weighed) (*image.Image, bool) {
 	m := c.m
 	if c.reg == nil {
 		return nil, true // no registry may be asked: no candidate, and no failure
@@ -27,10 +27,10 @@ func (c *checker) upstream(ctx context.Context, floors []observe.Observation, d 
 		c.fail(fmt.Errorf("%s: %w", what, &observe.SourceError{Source: "registry of " + m.Image, Err: err}))
 	}
 	var img *image.Image
-	if m.Policy == catalogue.TrackUpstream && d != nil && (d.candidate != nil || d.listed) {
-		img = d.candidate
-		if d.listed {
-			c.hint(d.tags, floors, tagOf(img))
+	if m.Policy == catalogue.TrackUpstream && d != nil && (w.candidate != nil || w.listed) {
+		img = w.candidate
+		if w.listed {
+			c.hint(w.tags, floors, tagOf(img))
 		}
 	} else {
 		ref, followLocked := "", false

@@ -59,8 +59,9 @@ func (dc *decider) fetchOr(ctx context.Context, ref string, img *image.Image) (i
 // pinImage describes the catalogue's pin from its content: by digest when
 // it names one (its tag is then a claim, checked against the image's own
 // version label), else by tag. Offline with the content out of reach, the
-// pin's text and a previous entry of the same digest are all there is.
-func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
+// pin's text and a previous entry of the same digest are all there is:
+// unread says so.
+func (dc *decider) pinImage(ctx context.Context) (_ image.Image, unread bool, _ error) {
 	pin := dc.m.Pin
 	ref := pin.Digest
 	if ref == "" {
@@ -75,27 +76,25 @@ func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
 		return img
 	}
 	if dc.reg == nil && pin.Digest != "" {
-		dc.unread = true
-		return fromText(), nil
+		return fromText(), true, nil
 	}
 	img, err := dc.fetch(ctx, ref)
 	if errors.Is(err, image.ErrUnavailable) && pin.Digest != "" {
-		dc.unread = true
-		return fromText(), nil
+		return fromText(), true, nil
 	}
 	if err != nil {
-		return image.Image{}, fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
+		return image.Image{}, false, fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
 	}
 	if pin.Tag != "" {
 		img.Tag = pin.Tag
 	}
 	if pin.Digest != "" && pin.Tag != "" {
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
-			return image.Image{}, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
+			return image.Image{}, false, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
 		}
 		dc.tags().offer(img)
 	}
-	return img, nil
+	return img, false, nil
 }
 
 // pinWhere is the pin's place in the catalogue, else the module's.
@@ -106,8 +105,11 @@ func (dc *decider) pinWhere() string {
 	return dc.m.DeclRange.String()
 }
 
-func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
-	pin, err := dc.pinImage(ctx)
+// exact locks the pin, never below a floor; w records whether the pin's
+// content was read.
+func (dc *decider) exact(ctx context.Context, w *weighed) (choice, *Refusal, error) {
+	pin, unread, err := dc.pinImage(ctx)
+	w.unread = unread
 	if err != nil {
 		return choice{}, nil, err
 	}
@@ -121,17 +123,20 @@ func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
 	if err != nil {
 		return choice{}, nil, err
 	}
-	if r := dc.unreadPin(pin, "the exact pin"); r != nil && dg == nil {
+	if r := dc.unreadPin(pin, unread, "the exact pin"); r != nil && dg == nil {
 		return choice{}, nil, r
 	}
 	reason, rule := dc.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
 	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
 
-func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error) {
+// atLeastRunning locks the newest of the pin and the floors; w records
+// whether the pin's content was read.
+func (dc *decider) atLeastRunning(ctx context.Context, w *weighed) (choice, *Refusal, error) {
 	var pin *image.Image
 	if dc.m.Pin.Text != "" {
-		p, err := dc.pinImage(ctx)
+		p, unread, err := dc.pinImage(ctx)
+		w.unread = unread
 		if err != nil {
 			return choice{}, nil, err
 		}
@@ -143,7 +148,7 @@ func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error)
 	if err := dc.settle(ctx); err != nil {
 		return choice{}, nil, err
 	}
-	return dc.pick(ctx, pin, "the pin", lock.SourcePin)
+	return dc.pick(ctx, pin, w.unread, "the pin", lock.SourcePin)
 }
 
 // checkFloors holds a chosen image against every floor. Older or unknown is
@@ -181,8 +186,8 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 // floors exist and none is the same image: its text alone would order it,
 // and a tag is a claim. With no floor, or the same content as one, there
 // is nothing to hold it against.
-func (dc *decider) unreadPin(pin image.Image, what string) *Refusal {
-	if !dc.unread || len(dc.floors) == 0 {
+func (dc *decider) unreadPin(pin image.Image, unread bool, what string) *Refusal {
+	if !unread || len(dc.floors) == 0 {
 		return nil
 	}
 	for _, f := range dc.floors {
@@ -205,10 +210,11 @@ func kindOf(res order.Result) RefusalKind {
 
 // pick locks the newest of primary (the pin or the upstream candidate) and
 // the floors. With no clear newest, it refuses, or locks primary where the
-// catalogue states the downgrade.
-func (dc *decider) pick(ctx context.Context, primary *image.Image, what string, source lock.Source) (choice, *Refusal, error) {
+// catalogue states the downgrade. unread: primary is a pin whose content
+// was out of reach, and only its text was weighed.
+func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, what string, source lock.Source) (choice, *Refusal, error) {
 	if primary != nil && dc.allAtLeast(ctx, *primary) {
-		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
+		if r := dc.unreadPin(*primary, unread, what); r != nil {
 			return choice{}, nil, r
 		}
 		reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, nil)

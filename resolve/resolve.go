@@ -23,10 +23,10 @@ func Resolve(ctx context.Context, in Input) *Plan {
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
-		d := decide(ctx, in, mods[todo[i]], nil)
-		// What only Outdated reads is let go: a plan of 10,000 modules
-		// would otherwise keep every tag list until it is written.
-		d.candidate, d.tags = nil, nil
+		// What only Outdated reads (the weighed tag lists) is let go: a
+		// plan of 10,000 modules would otherwise keep every tag list until
+		// it is written.
+		d, _ := decide(ctx, in, mods[todo[i]], nil)
 		// An entry that formats as the previous one did is that one (as
 		// an unselected module's is): a warm run of 1,100 modules kept a
 		// second copy of nearly every entry until the lock was written.
@@ -88,9 +88,6 @@ type decider struct {
 	old    *lock.Module
 	obs    []observe.Observation
 	floors []Floor
-	// unread: the pin's content was out of reach (offline), and only its
-	// text was weighed.
-	unread bool
 	// platformed memoizes onPlatform.
 	platformed map[string]image.Image
 	// ver is the module's verify policy (verify.go); nil without one.
@@ -118,16 +115,17 @@ type choice struct {
 	from *lock.Module
 }
 
-// decide decides module m. tags, when not nil, is the account of tag
-// claims a caller already keeps for m (outdated's), so that no claim is
-// checked twice; nil starts one.
-func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *Decision {
+// decide decides module m, and says what it weighed on the way. tags, when
+// not nil, is the account of tag claims a caller already keeps for m
+// (outdated's), so that no claim is checked twice; nil starts one.
+func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*Decision, weighed) {
+	var w weighed
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
 	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old, claims: tags}
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
 		d.Err = errors.Join(errs...)
-		return d // without every host, the floors are not known
+		return d, w // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
 		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
@@ -135,7 +133,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			// now; but a host of it the lock never read may run anything:
 			// "up to date" would be a claim nobody checked.
 			d.Refusal = unreadHostsRefusal(in, m, unread)
-			return d
+			return d, w
 		}
 		// Not on this host: keep what was locked, or, with nothing locked
 		// yet, leave the module to "pin resolve". What is kept is checked
@@ -145,7 +143,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		if d.Old != nil {
 			if _, _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
 				d.Err = err
-				return d
+				return d, w
 			}
 		}
 		d.New, d.Kept = d.Old, d.Old
@@ -157,7 +155,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			d.New = &kept
 		}
 		d.Repository = dc.repositoryKept(d.New)
-		return d
+		return d, w
 	}
 	if in.Mode == ModeFromHost {
 		// Reading one host keeps the floors the lock recorded of the
@@ -165,21 +163,25 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		// nobody knows.
 		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
 			d.Refusal = unreadHostsRefusal(in, m, unread)
-			return d
+			return d, w
 		}
 	}
 	if err := observe.Enrich(ctx, dc.reg, m, d.Observations); err != nil {
 		d.Err = err
-		return d
+		return d, w
 	}
 	dc.obs = d.Observations
 	dc.heirIdx = in.heirIndex()
 	dc.heirs = dc.heirIdx.takenOver(m, d.Observations)
 	d.TakenOver = dc.heirs
 	d.Skew = skew(d.Observations, dc.opts)
-	if err := dc.setupVerify(d); err != nil {
+	ver, err := dc.setupVerify()
+	if err != nil {
 		d.Err = err
-		return d
+		return d, w
+	}
+	if ver != nil {
+		d.Verification = ver.found
 	}
 
 	// Each policy first fetches what it would lock (the pin, the
@@ -188,7 +190,6 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 	// asked again.
 	var c choice
 	var dg *Refusal
-	var err error
 	switch {
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
@@ -197,16 +198,19 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			c, dg, err = dc.keepOrRunning(ctx)
 		}
 	case m.Policy == catalogue.Exact:
-		c, dg, err = dc.exact(ctx)
+		c, dg, err = dc.exact(ctx, &w)
 	case m.Policy == catalogue.AtLeastRunning:
-		c, dg, err = dc.atLeastRunning(ctx)
+		c, dg, err = dc.atLeastRunning(ctx, &w)
 	case m.Policy == catalogue.TrackUpstream:
-		c, dg, err = dc.trackUpstream(ctx, d)
+		c, dg, err = dc.trackUpstream(ctx, &w)
+		d.Skipped = w.skipped
 	default:
 		err = &unknownPolicyError{module: m.Name, policy: string(m.Policy)}
 	}
-	d.unread = dc.unread
 	d.Floors = dc.floors
+	if lu, ok := err.(*lockUnreadError); ok {
+		w.lockUnread, err = true, lu.err
+	}
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
@@ -226,7 +230,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			d.New, d.Err = nil, err
 		}
 	}
-	return d
+	return d, w
 }
 
 // unreadHostsRefusal refuses, for "lock --from-host in.Host", module m
@@ -236,6 +240,12 @@ func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal
 		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
 			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
 }
+
+// lockUnreadError is settle's failure to read the previous entry's
+// content; decide unwraps it into Decision.Err and weighed.lockUnread.
+type lockUnreadError struct{ err error }
+
+func (e *lockUnreadError) Error() string { return e.err.Error() }
 
 type unknownPolicyError struct{ module, policy string }
 
@@ -262,13 +272,13 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 			break
 		}
 		img := f.Image
-		c, dg, err := dc.pick(ctx, &img, "the locked image", lock.SourceUpstream)
+		c, dg, err := dc.pick(ctx, &img, false, "the locked image", lock.SourceUpstream)
 		if err == nil && !c.keep && c.img.Digest == img.Digest {
 			c = choice{keep: true, reason: c.reason, rule: c.rule}
 		}
 		return c, dg, err
 	}
-	return dc.pick(ctx, nil, "", lock.SourceUpstream)
+	return dc.pick(ctx, nil, false, "", lock.SourceUpstream)
 }
 
 // settle reads the floors: the previous entry by its content (a
@@ -280,7 +290,7 @@ func (dc *decider) settle(ctx context.Context) error {
 	if dc.old != nil {
 		img, state, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
-			return err
+			return &lockUnreadError{err}
 		}
 		oldImg, read = &img, state
 	}

@@ -128,20 +128,20 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	return r, err
 }
 
-// setupVerify loads the module's verify policy into dc (a hook of decide).
-func (dc *decider) setupVerify(d *Decision) error {
+// setupVerify loads the module's verify policy into dc (a hook of decide),
+// and returns it; nil without one.
+func (dc *decider) setupVerify() (*verifier, error) {
 	v, err := newVerifier(dc.in, dc.m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dc.ver = v
 	if v != nil {
-		d.Verification = v.found
 		if o := dc.old; o != nil && o.Image == dc.m.Image && o.Digest != "" && o.Signature != "" {
 			v.recorded = map[string]string{o.Digest: o.Signature}
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // mustVerify refuses img (the pin, a floating tag) when it fails the
