@@ -98,12 +98,7 @@ func (dc *decider) pinImage(ctx context.Context) (_ image.Image, unread bool, _ 
 }
 
 // pinWhere is the pin's place in the catalogue, else the module's.
-func (dc *decider) pinWhere() string {
-	if rng, ok := dc.m.AttrRange("pin"); ok {
-		return rng.String()
-	}
-	return dc.m.DeclRange.String()
-}
+func (dc *decider) pinWhere() string { return pinWhere(dc.m) }
 
 // exact locks the pin, never below a floor; w records whether the pin's
 // content was read.
@@ -170,12 +165,11 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		if f.unread() {
-			return nil, dc.unreadLock(f)
+			return nil, lockUnreadRefusal(dc.m, dc.opts, f, dc.old)
 		}
 		r.Advice, r.fix = dc.advise(ctx, chosen, f, res, true)
 		if spent {
-			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade %s records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
-				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, dc.spender(), f.Where(), dc.label(chosen))
+			r.fix = spentFix(dc.m, dc.spender(), f, dc.label(chosen))
 		}
 		return nil, r
 	}
@@ -195,10 +189,7 @@ func (dc *decider) unreadPin(pin image.Image, unread bool, what string) *Refusal
 			return nil
 		}
 	}
-	f := dc.floors[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: pin, What: what, Floor: f, opts: dc.opts,
-		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: "the pin's content is out of reach offline (neither a mirror nor the cache holds its digest), and its text is a claim"},
-		fix:   fmt.Sprintf("run without --offline once, so that the cache holds the pin's content, or give registry %q a mirror", dc.m.Image)}
+	return unreadPinRefusal(dc.m, dc.opts, pin, what, dc.floors[0])
 }
 
 func kindOf(res order.Result) RefusalKind {
@@ -229,7 +220,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, 
 			if dc.downgradeAllowed() {
 				continue
 			}
-			return choice{}, nil, dc.unreadLock(f)
+			return choice{}, nil, lockUnreadRefusal(dc.m, dc.opts, f, dc.old)
 		}
 		var res order.Result
 		if primary != nil {
@@ -241,12 +232,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, 
 		return dc.lockFloor(ctx, f, primary, what, res)
 	}
 	if primary == nil && len(dc.floors) == 0 {
-		var missing []string
-		for _, o := range dc.obs {
-			missing = append(missing, o.Where()+" ("+o.State+")")
-		}
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNothing, opts: dc.opts,
-			fix: fmt.Sprintf("there is nothing to lock: no pin, no upstream candidate and no container that has run (%s). Add pin = \"<tag>@sha256:<digest>\" to module %q", strings.Join(missing, ", "), dc.m.Name)}
+		return choice{}, nil, nothingRefusal(dc.m, dc.opts, dc.obs)
 	}
 	if primary == nil {
 		// Floors that cannot be ordered among themselves.
@@ -261,7 +247,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, 
 		res := dc.compare(ctx, a.Image, b.Image)
 		advice, fix := dc.advise(ctx, a.Image, b, res, false)
 		if dc.downgradeAllowed() {
-			advice, fix = nil, fmt.Sprintf("in module %q (%s): allow_downgrade is set, but without a pin nothing says which image to lock: write pin = \"<tag>@sha256:<digest>\" of the one to lock", dc.m.Name, dc.pinWhere())
+			advice, fix = nil, noPinFix(dc.m)
 		}
 		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: fix, Advice: advice}
 	}
@@ -272,34 +258,6 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, 
 	// Only reached when the downgrade is allowed.
 	reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, dg)
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
-}
-
-// unreadLock refuses to keep a previous entry whose content nobody could
-// read: its lines say it is the newest, but a lock that names a digest the
-// registry does not serve cannot be pulled, and lines are claims.
-func (dc *decider) unreadLock(f Floor) *Refusal {
-	e := f.Entry
-	if e == nil {
-		e = dc.old
-	}
-	where := ""
-	if f.Kind == FloorInherited {
-		where = "'s entry for " + f.entryName()
-	}
-	if w := entryWhere(e); w != "" {
-		where += " (" + w + ")"
-	}
-	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
-		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
-	if f.content == contentOffline {
-		r.Kind = KindLockUnreadOffline
-		r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, and offline neither a mirror nor the cache holds that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Run once without --offline, so that the cache holds it, or give registry %q a mirror",
-			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image)
-		return r
-	}
-	r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, but %s does not serve that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write pin = \"<tag>@sha256:<digest>\" and allow_downgrade = \"<why>\" in module %q",
-		where, withDigest(dc.label(f.Image), f.Image), dc.m.Image, dc.m.Image, dc.m.Name)
-	return r
 }
 
 // allAtLeast reports whether img is at or above every floor.
@@ -338,8 +296,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 	}
 	o := f.Observation
 	if o.Image.Digest == "" {
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNoDigest, Chosen: o.Image, What: "what " + o.Where() + " runs", Floor: f, Order: res, opts: dc.opts,
-			fix: fmt.Sprintf("%s runs an image the host has no registry digest for (loaded or built locally): push it to %s and pin its digest, or write allow_downgrade = \"<why>\" in module %q to lock %s", o.Where(), dc.m.Image, dc.m.Name, what)}
+		return choice{}, nil, noDigestRefusal(dc.m, dc.opts, f, res, what)
 	}
 	img := o.Image
 	if dc.reg != nil {

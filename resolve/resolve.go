@@ -233,14 +233,6 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	return d, w
 }
 
-// unreadHostsRefusal refuses, for "lock --from-host in.Host", module m
-// one of whose hosts (unread) the lock has no record of.
-func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal {
-	return &Refusal{Module: m.Name, Kind: KindUnreadHosts,
-		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
-			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
-}
-
 // lockUnreadError is settle's failure to read the previous entry's
 // content; decide unwraps it into Decision.Err and weighed.lockUnread.
 type lockUnreadError struct{ err error }

@@ -86,9 +86,7 @@ func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (choice, *Refu
 		}
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
 			// The module follows this tag: it cannot be skipped.
-			return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: img, What: "the floating tag " + dc.m.Tag, opts: dc.opts,
-				fix: fmt.Sprintf("the floating tag %s names %s, whose %s: its version is unknown, and pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), follow another tag, or write policy = \"at-least-running\" and pin = %q to lock that image by its digest (its label then says its version)",
-					dc.m.Tag, image.Short(img.Digest), c, dc.m.Name, dc.m.DeclRange, img.Digest)}
+			return choice{}, nil, floatingUnknownRefusal(dc.m, dc.opts, img, c)
 		}
 		w.candidate = &img
 		if err := dc.settle(ctx); err != nil {
@@ -179,10 +177,7 @@ func (dc *decider) noneAgree(skipped []Skipped) *Refusal {
 	if len(skipped) == 0 || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
 		return nil
 	}
-	s := skipped[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: s.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("every upstream tag of %s pin tried (%d, newest first) names an image whose own label contradicts it (%s: %s), nothing runs and nothing was locked: pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), write tags = \"<a regular expression>\" or constraint = \"<range>\" to leave those tags out, or policy = \"at-least-running\" and pin = \"sha256:<digest>\" of the image to lock (its label then says its version)",
-			dc.m.Image, len(skipped), short(s.Image), s.Why, dc.m.Name, dc.m.DeclRange)}
+	return noneAgreeRefusal(dc.m, dc.opts, skipped)
 }
 
 // rank picks the newest tag that passes the filters and keeps the

@@ -161,8 +161,7 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 		return nil
 	}
 	if errors.As(err, &f) {
-		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
-			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
+		return unverifiedRefusal(dc.m, dc.opts, img, what, f)
 	}
 	return err
 }
@@ -289,8 +288,5 @@ func (dc *decider) noneVerified() *Refusal {
 	if dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old != nil || slices.ContainsFunc(dc.obs, IsFloor) {
 		return nil
 	}
-	u := dc.ver.found.Skipped[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: u.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity)",
-			len(dc.ver.found.Skipped), short(u.Image), u.Failure.Reason, detail(u.Failure), dc.m.Name)}
+	return noneVerifiedRefusal(dc.m, dc.opts, dc.ver.found.Skipped)
 }
