@@ -43,7 +43,7 @@ func (a Advice) String() string {
 // pin or candidate the policy would lock when primary, else a floor that
 // cannot be ordered against the others) fails against floor f, by res.
 // text is the advice in words, "in module "forge" (catalogue.hcl:…): …".
-func (dc *decider) advise(ctx context.Context, chosen image.Image, f Floor, res order.Result, primary bool) ([]Advice, string) {
+func (dc *settled) advise(ctx context.Context, chosen image.Image, f Floor, res order.Result, primary bool) ([]Advice, string) {
 	unknown := res.Cmp == order.Unknown
 	var advice []Advice
 	// The pin's tag, disbelieved, where the registry says which digest

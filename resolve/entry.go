@@ -12,7 +12,7 @@ import (
 // the downgrade the catalogue accepted, and the containers it was held
 // against (with, in ModeFromHost, those the previous entry recorded on the
 // hosts not read).
-func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
+func (dc *settled) entry(c choice, dg *Refusal) *lock.Module {
 	var e *lock.Module
 	if c.keep {
 		from := dc.old

@@ -116,7 +116,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 		fl = append(fl, inherited...)
 	}
-	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl, heirs: heirs, heirIdx: idx}
+	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, heirs: heirs, heirIdx: idx}, floors: fl}
 	dc.tags().holdUp(fl)
 	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
@@ -250,7 +250,7 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (_ image.Im
 
 // notServedFix says what to do about a new image its registry has no
 // image by: push it, or deploy what it has; or what the floor runs.
-func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
+func (dc *settled) notServedFix(ctx context.Context, r *Refusal) string {
 	fix := []string{fmt.Sprintf("push %s first, or deploy a tag the registry has", r.Chosen.Ref())}
 	if r.Chosen.Digest != "" {
 		fix = []string{"deploy a digest the registry serves (this one was never pushed there, or was deleted)"}
@@ -267,7 +267,7 @@ func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
 
 // judgeFix says what to do instead of a refused replacement: run what
 // the floor runs, or give the override.
-func (dc *decider) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
+func (dc *settled) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
 	var opts []string
 	if v, ok := dc.tags().disbelieved(r.Chosen); ok && v.now != "" && dc.allAtLeast(ctx, image.Image{Repository: r.Chosen.Repository, Tag: r.Chosen.Tag, Digest: v.now}) {
 		// The reference's tag names another digest now: what it most

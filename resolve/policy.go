@@ -102,54 +102,62 @@ func (dc *decider) pinWhere() string { return pinWhere(dc.m) }
 
 // exact locks the pin, never below a floor; w records whether the pin's
 // content was read.
-func (dc *decider) exact(ctx context.Context, w *weighed) (choice, *Refusal, error) {
+func (dc *decider) exact(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
 	pin, unread, err := dc.pinImage(ctx)
 	w.unread = unread
 	if err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
 	if err := dc.mustVerify(ctx, pin, "the exact pin"); err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
-	}
-	dg, err := dc.checkFloors(ctx, pin, "the exact pin")
+	s, err := dc.settle(ctx)
 	if err != nil {
-		return choice{}, nil, err
+		return s, choice{}, nil, err
 	}
-	if r := dc.unreadPin(pin, unread, "the exact pin"); r != nil && dg == nil {
-		return choice{}, nil, r
+	dg, err := s.checkFloors(ctx, pin, "the exact pin")
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	reason, rule := dc.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
-	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
+	if r := s.unreadPin(pin, unread, "the exact pin"); r != nil && dg == nil {
+		return s, choice{}, nil, r
+	}
+	reason, rule := s.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
+	return s, choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
 
 // atLeastRunning locks the newest of the pin and the floors; w records
 // whether the pin's content was read.
-func (dc *decider) atLeastRunning(ctx context.Context, w *weighed) (choice, *Refusal, error) {
+func (dc *decider) atLeastRunning(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
 	var pin *image.Image
 	if dc.m.Pin.Text != "" {
 		p, unread, err := dc.pinImage(ctx)
 		w.unread = unread
 		if err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		if err := dc.mustVerify(ctx, p, "the pin"); err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		pin = &p
 	}
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
+	s, err := dc.settle(ctx)
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	return dc.pick(ctx, pin, w.unread, "the pin", lock.SourcePin)
+	return s.with(s.pick(ctx, pin, w.unread, "the pin", lock.SourcePin))
+}
+
+// with is what a policy returns: the floors it settled, and what they
+// decided.
+func (s *settled) with(c choice, dg *Refusal, err error) (*settled, choice, *Refusal, error) {
+	return s, c, dg, err
 }
 
 // checkFloors holds a chosen image against every floor. Older or unknown is
 // a refusal unless the catalogue states the downgrade; then the accepted
 // downgrade is returned.
-func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what string) (*Refusal, error) {
+func (dc *settled) checkFloors(ctx context.Context, chosen image.Image, what string) (*Refusal, error) {
 	var accepted *Refusal
 	for _, f := range dc.floors {
 		res := dc.compare(ctx, chosen, f.Image)
@@ -180,7 +188,7 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 // floors exist and none is the same image: its text alone would order it,
 // and a tag is a claim. With no floor, or the same content as one, there
 // is nothing to hold it against.
-func (dc *decider) unreadPin(pin image.Image, unread bool, what string) *Refusal {
+func (dc *settled) unreadPin(pin image.Image, unread bool, what string) *Refusal {
 	if !unread || len(dc.floors) == 0 {
 		return nil
 	}
@@ -203,7 +211,7 @@ func kindOf(res order.Result) RefusalKind {
 // the floors. With no clear newest, it refuses, or locks primary where the
 // catalogue states the downgrade. unread: primary is a pin whose content
 // was out of reach, and only its text was weighed.
-func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, what string, source lock.Source) (choice, *Refusal, error) {
+func (dc *settled) pick(ctx context.Context, primary *image.Image, unread bool, what string, source lock.Source) (choice, *Refusal, error) {
 	if primary != nil && dc.allAtLeast(ctx, *primary) {
 		if r := dc.unreadPin(*primary, unread, what); r != nil {
 			return choice{}, nil, r
@@ -261,7 +269,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, unread bool, 
 }
 
 // allAtLeast reports whether img is at or above every floor.
-func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
+func (dc *settled) allAtLeast(ctx context.Context, img image.Image) bool {
 	for _, f := range dc.floors {
 		c := dc.compare(ctx, img, f.Image).Cmp
 		if c != order.Newer && c != order.Equal {
@@ -273,7 +281,7 @@ func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
 
 // lockFloor locks a floor that is newer than primary: the image a
 // container runs, or the previous entry, kept.
-func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
+func (dc *settled) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
 	than := "; no pin to compare with"
 	switch {
 	case primary == nil && dc.m.Policy == catalogue.TrackUpstream:
@@ -327,7 +335,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 func platformOf(o observe.Observation) string { return o.Image.Platform }
 
 // containers counts the floors that are containers (now or recorded).
-func (dc *decider) containers() int {
+func (dc *settled) containers() int {
 	n := 0
 	for _, f := range dc.floors {
 		if f.container() {
@@ -341,7 +349,7 @@ func (dc *decider) containers() int {
 // and names the rule that decided. The previous lock entry, which the
 // chosen image is at or above, is left out: a reason that named it would
 // change from one run to the next although nothing did.
-func (dc *decider) describeWin(ctx context.Context, what string, img image.Image, dg *Refusal) (string, order.Rule) {
+func (dc *settled) describeWin(ctx context.Context, what string, img image.Image, dg *Refusal) (string, order.Rule) {
 	if dc.containers() == 0 {
 		s := what + "; no host runs this module"
 		if dg != nil {

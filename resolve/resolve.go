@@ -81,13 +81,12 @@ func retire(in Input, p *Plan) {
 // decider carries one module's inputs through its decision. It holds no
 // context: every method that may ask a registry is given one.
 type decider struct {
-	in     Input
-	m      *catalogue.Module
-	opts   order.Options
-	reg    Registry
-	old    *lock.Module
-	obs    []observe.Observation
-	floors []Floor
+	in   Input
+	m    *catalogue.Module
+	opts order.Options
+	reg  Registry
+	old  *lock.Module
+	obs  []observe.Observation
 	// platformed memoizes onPlatform.
 	platformed map[string]image.Image
 	// ver is the module's verify policy (verify.go); nil without one.
@@ -99,6 +98,14 @@ type decider struct {
 	// takes over (takeover.go); heirIdx the index they were found in.
 	heirs   []*lock.Module
 	heirIdx *heirs
+}
+
+// settled is a decider once the floors are read (settle): the steps that
+// weigh an image against the floors take it. The floors are set once,
+// when settle returns them, and never written after.
+type settled struct {
+	*decider
+	floors []Floor
 }
 
 // choice is what a policy picked: an image and why, or the previous entry
@@ -188,26 +195,29 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	// candidate), then reads the floors (settle), then judges: a previous
 	// entry that names the same image is then read from the cache, not
 	// asked again.
+	var s *settled
 	var c choice
 	var dg *Refusal
 	switch {
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.
-		if err = dc.settle(ctx); err == nil {
-			c, dg, err = dc.keepOrRunning(ctx)
+		if s, err = dc.settle(ctx); err == nil {
+			c, dg, err = s.keepOrRunning(ctx)
 		}
 	case m.Policy == catalogue.Exact:
-		c, dg, err = dc.exact(ctx, &w)
+		s, c, dg, err = dc.exact(ctx, &w)
 	case m.Policy == catalogue.AtLeastRunning:
-		c, dg, err = dc.atLeastRunning(ctx, &w)
+		s, c, dg, err = dc.atLeastRunning(ctx, &w)
 	case m.Policy == catalogue.TrackUpstream:
-		c, dg, err = dc.trackUpstream(ctx, &w)
+		s, c, dg, err = dc.trackUpstream(ctx, &w)
 		d.Skipped = w.skipped
 	default:
 		err = &unknownPolicyError{module: m.Name, policy: string(m.Policy)}
 	}
-	d.Floors = dc.floors
+	if s != nil {
+		d.Floors = s.floors
+	}
 	if lu, ok := err.(*lockUnreadError); ok {
 		w.lockUnread, err = true, lu.err
 	}
@@ -219,12 +229,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		d.Err = err
 	default:
 		d.Downgrade = dg
-		d.New = dc.entry(c, dg)
+		d.New = s.entry(c, dg)
 		if c.keep {
 			d.Kept = cmp.Or(c.from, d.Old)
 		}
 		d.Repository = dc.repositoryKept(d.New)
-		if err := dc.stamp(ctx, d.New); errors.As(err, &r) {
+		if err := s.stamp(ctx, d.New); errors.As(err, &r) {
 			d.New, d.Downgrade, d.Kept, d.Repository, d.Refusal = nil, nil, nil, nil, r
 		} else if err != nil {
 			d.New, d.Err = nil, err
@@ -253,7 +263,7 @@ func runsOn(obs []observe.Observation, host string) bool {
 // track-upstream module recorded from a host: the entry stays where it is
 // at or above every floor (or the catalogue states the downgrade), else
 // the newest floor is locked.
-func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) {
+func (dc *settled) keepOrRunning(ctx context.Context) (choice, *Refusal, error) {
 	for _, f := range dc.floors {
 		if f.Kind != FloorLocked {
 			continue
@@ -274,45 +284,47 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 }
 
 // settle reads the floors: the previous entry by its content (a
-// *LockMismatchError where its lines disagree), and what it recorded on
-// hosts not read.
-func (dc *decider) settle(ctx context.Context) error {
+// *lockUnreadError where it cannot, around a *LockMismatchError where its
+// lines disagree), and what it recorded on hosts not read. The floors
+// read before a failure come back with it (the Decision shows them).
+func (dc *decider) settle(ctx context.Context) (*settled, error) {
 	var oldImg *image.Image
 	read := contentRead
 	if dc.old != nil {
 		img, state, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
-			return &lockUnreadError{err}
+			return nil, &lockUnreadError{err}
 		}
 		oldImg, read = &img, state
 	}
-	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
-	for i := range dc.floors {
-		if dc.floors[i].Kind == FloorLocked {
-			dc.floors[i].content = read
+	fl := floors(dc.obs, dc.old, oldImg, dc.in)
+	for i := range fl {
+		if fl[i].Kind == FloorLocked {
+			fl[i].content = read
 		}
 	}
+	s := &settled{decider: dc, floors: fl}
 	if len(dc.heirs) > 0 {
 		inherited, err := inheritedFloors(ctx, dc.reg, dc.m, dc.heirs, dc.heirIdx, dc.opts, dc.platform())
 		if err != nil {
-			return err
+			return s, err
 		}
-		dc.floors = append(dc.floors, inherited...)
+		s.floors = append(s.floors, inherited...)
 	}
-	dc.tags().holdUp(dc.floors)
-	return dc.describeRecorded(ctx)
+	dc.tags().holdUp(s.floors)
+	return s, describeRecorded(ctx, dc.reg, dc.m, s.floors)
 }
 
 // describeRecorded reads the content of what the previous entry recorded
-// on hosts not read, where a registry can give it; the recorded lines are
-// what is left otherwise.
-func (dc *decider) describeRecorded(ctx context.Context) error {
-	for i := range dc.floors {
-		f := &dc.floors[i]
+// on hosts not read (floors of kind FloorRecorded, in place), where a
+// registry can give it; the recorded lines are what is left otherwise.
+func describeRecorded(ctx context.Context, reg Registry, m *catalogue.Module, floors []Floor) error {
+	for i := range floors {
+		f := &floors[i]
 		if f.Kind != FloorRecorded || f.Image.Digest == "" {
 			continue
 		}
-		img, state, err := describe(ctx, dc.reg, dc.m, f.Image.Digest, dc.m.Platform())
+		img, state, err := describe(ctx, reg, m, f.Image.Digest, m.Platform())
 		if err != nil {
 			return err
 		}

@@ -71,60 +71,63 @@ func (e *NoTagError) Error() string {
 // trackUpstream locks the newest upstream candidate, or a floating tag,
 // never below a floor. It records on w what it weighed (the candidate, the
 // tag list, the tags skipped), for the Decision and for Outdated.
-func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (choice, *Refusal, error) {
+func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
 	if dc.reg == nil {
-		return choice{}, nil, fmt.Errorf("registry of %s: policy track-upstream needs a registry or a mirror, and none may be asked (offline)", dc.m.Image)
+		return nil, choice{}, nil, fmt.Errorf("registry of %s: policy track-upstream needs a registry or a mirror, and none may be asked (offline)", dc.m.Image)
 	}
 	if dc.m.Tag != "" {
 		img, err := dc.fetch(ctx, dc.m.Tag)
 		if err != nil {
-			return choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
+			return nil, choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
 		}
 		img.Tag = dc.m.Tag
 		if err := dc.mustVerify(ctx, img, "the floating tag "+dc.m.Tag); err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
 			// The module follows this tag: it cannot be skipped.
-			return choice{}, nil, floatingUnknownRefusal(dc.m, dc.opts, img, c)
+			return nil, choice{}, nil, floatingUnknownRefusal(dc.m, dc.opts, img, c)
 		}
 		w.candidate = &img
-		if err := dc.settle(ctx); err != nil {
-			return choice{}, nil, err
+		s, err := dc.settle(ctx)
+		if err != nil {
+			return s, choice{}, nil, err
 		}
-		return dc.pick(ctx, &img, false, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
+		return s.with(s.pick(ctx, &img, false, "the floating tag "+dc.m.Tag, lock.SourceUpstream))
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
 	if err != nil {
-		return choice{}, nil, fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err})
+		return nil, choice{}, nil, fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err})
 	}
 	w.tags, w.listed = tags, true
 	f := moduleFilters(dc.m)
 	best, img, skipped, err := dc.newestAgreeing(ctx, tags, f)
 	w.skipped = skipped
 	if err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
 	if best == "" {
 		if r := dc.noneVerified(); r != nil {
-			return choice{}, nil, r
+			return nil, choice{}, nil, r
 		}
 		if r := dc.noneAgree(skipped); r != nil {
-			return choice{}, nil, r
+			return nil, choice{}, nil, r
 		}
 		if !slices.ContainsFunc(dc.obs, IsFloor) && len(skipped) == 0 && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
-			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
+			return nil, choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
 		}
-		if err := dc.settle(ctx); err != nil {
-			return choice{}, nil, err
+		s, err := dc.settle(ctx)
+		if err != nil {
+			return s, choice{}, nil, err
 		}
-		return dc.pick(ctx, nil, false, "", lock.SourceUpstream)
+		return s.with(s.pick(ctx, nil, false, "", lock.SourceUpstream))
 	}
 	w.candidate = &img
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
+	s, err := dc.settle(ctx)
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	return dc.pick(ctx, &img, false, "the newest upstream tag"+matching(f), lock.SourceUpstream)
+	return s.with(s.pick(ctx, &img, false, "the newest upstream tag"+matching(f), lock.SourceUpstream))
 }
 
 // maxSkipped bounds how many upstream tags whose signals conflict, newest

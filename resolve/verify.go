@@ -214,7 +214,7 @@ func (dc *decider) newestVerified(ctx context.Context, tags []string, f Filters,
 // the previous entry staked (verified, or kept by allow_unverified) and
 // it fails, its verification is lost: a *Refusal, unless the catalogue's
 // allow_unverified keeps it, whose words e then records.
-func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
+func (dc *settled) stamp(ctx context.Context, e *lock.Module) error {
 	if e == nil {
 		return nil
 	}
