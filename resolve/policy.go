@@ -34,18 +34,8 @@ func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
 	if err != nil {
 		return image.Image{}, &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err}
 	}
-	dc.tags().vouchRef(ref, img)
+	dc.claims.vouchRef(ref, img)
 	return img, nil
-}
-
-// tags is the module's account of tag claims, made on first use with the
-// containers' tags vouched for by their hosts.
-func (dc *decider) tags() *claims {
-	if dc.claims == nil {
-		dc.claims = newClaims(dc.reg, dc.m)
-		dc.claims.vouchHosts(dc.obs)
-	}
-	return dc.claims
 }
 
 // fetchOr is img when the caller has it already, else what fetch says.
@@ -72,7 +62,7 @@ func (dc *decider) pinImage(ctx context.Context) (_ image.Image, unread bool, _ 
 		if old := dc.old; old != nil && old.Digest == pin.Digest {
 			img.ConfigDigest, img.Created, img.Platforms = old.Config, old.Created, old.Platforms
 		}
-		dc.tags().offer(img)
+		dc.claims.offer(img)
 		return img
 	}
 	if dc.reg == nil && pin.Digest != "" {
@@ -92,7 +82,7 @@ func (dc *decider) pinImage(ctx context.Context) (_ image.Image, unread bool, _ 
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
 			return image.Image{}, false, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
 		}
-		dc.tags().offer(img)
+		dc.claims.offer(img)
 	}
 	return img, false, nil
 }

@@ -78,8 +78,11 @@ func retire(in Input, p *Plan) {
 	slices.SortFunc(p.TakenOver, func(a, b TakenOver) int { return strings.Compare(a.Entry.Name, b.Entry.Name) })
 }
 
-// decider carries one module's inputs through its decision. It holds no
-// context: every method that may ask a registry is given one.
+// decider carries one module's inputs through its decision: decide makes
+// it whole, in one literal, once the hosts are read, and no step writes it
+// after (onPlatform's memo, and the verifier's and the claims' accounts of
+// what they asked, aside). It holds no context: every method that may ask
+// a registry is given one. The steps return what they find.
 type decider struct {
 	in   Input
 	m    *catalogue.Module
@@ -91,8 +94,8 @@ type decider struct {
 	platformed map[string]image.Image
 	// ver is the module's verify policy (verify.go); nil without one.
 	ver *verifier
-	// claims accounts for tags that alone say a version (claims.go);
-	// made by tags().
+	// claims accounts for tags that alone say a version (claims.go),
+	// with the containers' tags vouched for by their hosts.
 	claims *claims
 	// heirs are the previous entries of other modules whose floors m
 	// takes over (takeover.go); heirIdx the index they were found in.
@@ -128,7 +131,7 @@ type choice struct {
 func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*Decision, weighed) {
 	var w weighed
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
-	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old, claims: tags}
+	opts, reg := orderOptions(m, in.Now), in.registry(m)
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
 		d.Err = errors.Join(errs...)
@@ -148,7 +151,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		// written back as if it were pin's.
 		d.Observations, d.Missing = nil, nil
 		if d.Old != nil {
-			if _, _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
+			if _, _, err := lockedImage(ctx, reg, m, d.Old, opts, firstPlatform(d.Observations, m)); err != nil {
 				d.Err = err
 				return d, w
 			}
@@ -161,7 +164,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 			kept.Hosts = entryHosts(m, d.Old, in.Host)
 			d.New = &kept
 		}
-		d.Repository = dc.repositoryKept(d.New)
+		d.Repository = repositoryKept(m, d.New)
 		return d, w
 	}
 	if in.Mode == ModeFromHost {
@@ -173,16 +176,14 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 			return d, w
 		}
 	}
-	if err := observe.Enrich(ctx, dc.reg, m, d.Observations); err != nil {
+	if err := observe.Enrich(ctx, reg, m, d.Observations); err != nil {
 		d.Err = err
 		return d, w
 	}
-	dc.obs = d.Observations
-	dc.heirIdx = in.heirIndex()
-	dc.heirs = dc.heirIdx.takenOver(m, d.Observations)
-	d.TakenOver = dc.heirs
-	d.Skew = skew(d.Observations, dc.opts)
-	ver, err := dc.setupVerify()
+	idx := in.heirIndex()
+	d.TakenOver = idx.takenOver(m, d.Observations)
+	d.Skew = skew(d.Observations, opts)
+	ver, err := verifierFor(in, m, d.Old)
 	if err != nil {
 		d.Err = err
 		return d, w
@@ -190,6 +191,11 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	if ver != nil {
 		d.Verification = ver.found
 	}
+	if tags == nil {
+		tags = newClaims(reg, m)
+		tags.vouchHosts(d.Observations)
+	}
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: tags, heirs: d.TakenOver, heirIdx: idx}
 
 	// Each policy first fetches what it would lock (the pin, the
 	// candidate), then reads the floors (settle), then judges: a previous
@@ -233,7 +239,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		if c.keep {
 			d.Kept = cmp.Or(c.from, d.Old)
 		}
-		d.Repository = dc.repositoryKept(d.New)
+		d.Repository = repositoryKept(m, d.New)
 		if err := s.stamp(ctx, d.New); errors.As(err, &r) {
 			d.New, d.Downgrade, d.Kept, d.Repository, d.Refusal = nil, nil, nil, nil, r
 		} else if err != nil {
@@ -311,7 +317,7 @@ func (dc *decider) settle(ctx context.Context) (*settled, error) {
 		}
 		s.floors = append(s.floors, inherited...)
 	}
-	dc.tags().holdUp(s.floors)
+	dc.claims.holdUp(s.floors)
 	return s, describeRecorded(ctx, dc.reg, dc.m, s.floors)
 }
 
@@ -362,8 +368,8 @@ func skew(obs []observe.Observation, opts order.Options) bool {
 // the module's image (the catalogue's image moved, and the previous
 // entry won and was kept as it was locked), what the lock keeps, why, and
 // what to write to lock the same image from the module's repository.
-func (dc *decider) repositoryKept(e *lock.Module) *RepositoryKept {
-	if e == nil || e.Image == dc.m.Image {
+func repositoryKept(m *catalogue.Module, e *lock.Module) *RepositoryKept {
+	if e == nil || e.Image == m.Image {
 		return nil
 	}
 	ref := e.Image + "@" + e.Digest
@@ -371,12 +377,12 @@ func (dc *decider) repositoryKept(e *lock.Module) *RepositoryKept {
 	if e.Tag != "" {
 		tagged = e.Tag + "@" + e.Digest
 	}
-	how := fmt.Sprintf("to lock the same image from %s, write pin = %q in module %q (%s): the pin, read there, is not older than the previous entry, and wins", dc.m.Image, tagged, dc.m.Name, dc.pinWhere())
-	if dc.m.Policy == catalogue.TrackUpstream {
-		tag := cmp.Or(dc.m.Tag, e.Tag, "<a tag the module follows>")
-		how = fmt.Sprintf("to lock the same image from %s, copy it there (crane copy %s %s:%s): its newest upstream tag then names it", dc.m.Image, ref, dc.m.Image, tag)
+	how := fmt.Sprintf("to lock the same image from %s, write pin = %q in module %q (%s): the pin, read there, is not older than the previous entry, and wins", m.Image, tagged, m.Name, pinWhere(m))
+	if m.Policy == catalogue.TrackUpstream {
+		tag := cmp.Or(m.Tag, e.Tag, "<a tag the module follows>")
+		how = fmt.Sprintf("to lock the same image from %s, copy it there (crane copy %s %s:%s): its newest upstream tag then names it", m.Image, ref, m.Image, tag)
 	}
-	return &RepositoryKept{Catalogue: dc.m.Image, Locked: e.Image,
+	return &RepositoryKept{Catalogue: m.Image, Locked: e.Image,
 		Why: fmt.Sprintf("module %q's image is now %s, and the lock keeps %s: the previous entry won (the lock never goes back) and is kept as it was locked, repository included; %s",
-			dc.m.Name, dc.m.Image, ref, how)}
+			m.Name, m.Image, ref, how)}
 }

@@ -128,16 +128,15 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	return r, err
 }
 
-// setupVerify loads the module's verify policy into dc (a hook of decide),
-// and returns it; nil without one.
-func (dc *decider) setupVerify() (*verifier, error) {
-	v, err := newVerifier(dc.in, dc.m)
+// verifierFor is module m's verify policy, nil without one; old is its
+// previous entry, whose recorded signature it may recheck.
+func verifierFor(in Input, m *catalogue.Module, old *lock.Module) (*verifier, error) {
+	v, err := newVerifier(in, m)
 	if err != nil {
 		return nil, err
 	}
-	dc.ver = v
 	if v != nil {
-		if o := dc.old; o != nil && o.Image == dc.m.Image && o.Digest != "" && o.Signature != "" {
+		if o := old; o != nil && o.Image == m.Image && o.Digest != "" && o.Signature != "" {
 			v.recorded = map[string]string{o.Digest: o.Signature}
 		}
 	}
