@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"slices"
-	"time"
 )
 
 // Equal reports whether a and b would format to the same bytes: the same
@@ -47,7 +46,7 @@ func (m *Module) Equal(o *Module) bool {
 		sameText(m.Config, o.Config) &&
 		samePlatforms(m.Platforms, o.Platforms) &&
 		sameText(m.Version, o.Version) &&
-		sameTime(m.Created, o.Created) &&
+		SameSecond(m.Created, o.Created) &&
 		sameText(m.Source, o.Source) &&
 		sameText(m.Rule, o.Rule) &&
 		sameText(m.Reason, o.Reason) &&
@@ -68,14 +67,15 @@ func sameObservation(a, b Observation) bool {
 		sameText(a.Digest, b.Digest) &&
 		sameText(a.ImageID, b.ImageID) &&
 		sameText(a.Version, b.Version) &&
-		sameTime(a.Created, b.Created)
+		SameSecond(a.Created, b.Created)
 }
 
 // sameText reports whether Format writes a and b alike. Equal strings are;
 // different ones are not unless quoting folds them together, which only
 // happens to non-ASCII text (cty normalises strings to NFC, and invalid
 // UTF-8 becomes U+FFFD), so only then are they quoted to compare.
-func sameText(a, b string) bool {
+func sameText[T ~string](x, y T) bool {
+	a, b := string(x), string(y)
 	if a == b {
 		return true
 	}
@@ -92,15 +92,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// sameTime reports whether formatTime writes a and b alike: both unset, or
-// both set and in the same second.
-func sameTime(a, b time.Time) bool {
-	if a.IsZero() || b.IsZero() {
-		return a.IsZero() == b.IsZero()
-	}
-	return a.Unix() == b.Unix()
 }
 
 // samePlatforms reports whether Format writes the platform maps a and b

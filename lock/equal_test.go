@@ -170,9 +170,13 @@ func TestEqualProperty(t *testing.T) {
 // Format must write it differently.
 func editField(t *testing.T, v reflect.Value, f reflect.StructField) {
 	t.Helper()
+	if v.Kind() == reflect.String {
+		// A string, or one of the lock's named values (Policy, Source, Rule,
+		// Method): Format writes each as its text.
+		v.SetString(v.String() + "~")
+		return
+	}
 	switch x := v.Interface().(type) {
-	case string:
-		v.SetString(x + "~")
 	case time.Time:
 		if x.IsZero() {
 			v.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
@@ -216,7 +220,7 @@ func randomLock(r *rand.Rand) *Lock {
 	for _, name := range r.Perm(8)[:r.IntN(6)] {
 		m := &Module{
 			Name:           fmt.Sprintf("app-%d", name),
-			Policy:         pick("exact", "at-least-running", "track-upstream"),
+			Policy:         Policies[r.IntN(len(Policies))],
 			Image:          fmt.Sprintf("registry.example.org/app-%d", name),
 			Tag:            maybe(pick("1.0", "v1.2", "latest")),
 			Tags:           [][]string{nil, {"1.0"}, {"latest", "1.0"}, {"1.0", "1.0"}}[r.IntN(4)],
@@ -224,12 +228,12 @@ func randomLock(r *rand.Rand) *Lock {
 			Config:         maybe(pick(dA, dB, dC)),
 			Version:        maybe(pick("1.0.0", "1.2.0")),
 			Created:        date(),
-			Source:         pick(SourcePin, SourceRunning, SourceUpstream),
-			Rule:           maybe(pick("content", "version", "created")),
+			Source:         Sources[r.IntN(len(Sources))],
+			Rule:           Rule(maybe(pick("content", "version", "created"))),
 			Reason:         maybe(pick("the exact pin", "newest upstream tag", "déjà vu")),
 			AllowDowngrade: maybe("a stated reason"),
 			Restore:        maybe("backup 2026-11-30"),
-			Verified:       maybe("cosign-key"),
+			Verified:       Method(maybe("cosign-key")),
 			Signer:         maybe("sha256:" + strings.Repeat("f", 64)),
 			Signature:      maybe(pick(dA, dB)),
 			Hosts:          [][]string{nil, {"mesh-1"}, {"mesh-2", "mesh-1"}, {"mesh-1", "mesh-1"}}[r.IntN(4)],

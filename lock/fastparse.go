@@ -194,7 +194,8 @@ func listLine(s, key string) ([]string, bool) {
 func (m *Module) set(k, v string) bool {
 	switch k {
 	case "policy":
-		m.Policy = v
+		m.Policy = Policy(v)
+		return known(m.Policy, Policies)
 	case "image":
 		m.Image = v
 		return validRepository(v)
@@ -213,10 +214,10 @@ func (m *Module) set(k, v string) bool {
 		m.Created, ok = validTime(v)
 		return ok
 	case "source":
-		m.Source = v
-		return v == SourcePin || v == SourceRunning || v == SourceUpstream
+		m.Source = Source(v)
+		return known(m.Source, Sources)
 	case "rule":
-		m.Rule = v
+		m.Rule = Rule(v)
 	case "reason":
 		m.Reason = v
 	case "allow_downgrade":
@@ -416,5 +417,5 @@ func ascii(s string) bool {
 // validTime is reader.time's check.
 func validTime(s string) (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339, s)
-	return t, err == nil && formatTime(t) == s
+	return t, err == nil && FormatTime(t) == s
 }

@@ -79,6 +79,7 @@ func TestFastPathRefuses(t *testing.T) {
 		"unicode escape":    strings.Replace(good, `"the exact pin"`, `"the \u0041 pin"`, 1),
 		"bad digest":        strings.Replace(good, digest, "sha256:nothex", 1),
 		"bad source":        strings.Replace(good, `source          = "pin"`, `source          = "pim"`, 1),
+		"bad policy":        strings.Replace(good, `policy          = "exact"`, `policy          = "exactly"`, 1),
 		"short image":       strings.Replace(good, `"registry.example.org/db/postgres"`, `"postgres"`, 1),
 		"bad date":          strings.Replace(good, `"2026-09-01T12:00:00Z"`, `"2026-09-01"`, 1),
 		"unknown attribute": strings.Replace(good, "  reason          = \"the exact pin\"\n", "  reason          = \"the exact pin\"\n  colour          = \"red\"\n", 1),

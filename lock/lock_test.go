@@ -3,6 +3,7 @@ package lock
 import (
 	"crypto/sha256"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -236,6 +238,46 @@ module "x" {
 				t.Errorf("diagnostics %q, want %q", sums, tt.summary)
 			}
 		})
+	}
+}
+
+// TestParseUnknownPolicy: a policy the lock does not know is refused where
+// it stands (file, line, column), with the policies it accepts, by the
+// fast path and by hclparse alike.
+func TestParseUnknownPolicy(t *testing.T) {
+	good := string(Format(sample()))
+	bad := strings.Replace(good, `policy          = "exact"`, `policy          = "exactly"`, 1)
+	if bad == good {
+		t.Fatal("the sample has no exact policy to edit")
+	}
+	line := 1 + strings.Count(bad[:strings.Index(bad, `"exactly"`)], "\n")
+	for name, parse := range map[string]func([]byte, string) (*Lock, hcl.Diagnostics){"Parse": Parse, "hclparse": parseHCL} {
+		_, diags := parse([]byte(bad), "pin.lock.hcl")
+		if len(diags) != 1 {
+			t.Fatalf("%s: diagnostics %v, want one", name, diags)
+		}
+		d := diags[0]
+		if d.Summary != "Invalid policy" || d.Subject == nil {
+			t.Fatalf("%s: %q at %v, want Invalid policy with a range", name, d.Summary, d.Subject)
+		}
+		if got, want := d.Subject.String(), fmt.Sprintf("pin.lock.hcl:%d,21-30", line); got != want {
+			t.Errorf("%s: at %s, want %s", name, got, want)
+		}
+		for _, p := range Policies {
+			if !strings.Contains(d.Detail, `"`+string(p)+`"`) {
+				t.Errorf("%s: %q does not name the policy %q", name, d.Detail, p)
+			}
+		}
+		if !strings.Contains(d.Detail, `this lock says "exactly"`) {
+			t.Errorf("%s: %q does not quote what the lock says", name, d.Detail)
+		}
+	}
+	// Every policy the lock names is read back.
+	for _, p := range Policies {
+		src := strings.Replace(good, `policy          = "exact"`, `policy          = "`+string(p)+`"`, 1)
+		if _, diags := Parse([]byte(src), "pin.lock.hcl"); diags.HasErrors() {
+			t.Errorf("policy %q: %v", p, diags)
+		}
 	}
 }
 

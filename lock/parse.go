@@ -92,7 +92,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	content, diags := b.Body.Content(moduleSchema)
 	a := content.Attributes
 	r := reader{attrs: a}
-	m.Policy = r.str("policy")
+	m.Policy = Policy(r.str("policy"))
 	m.Image = r.repository("image")
 	m.Tag = r.str("tag")
 	m.Tags = r.strings("tags")
@@ -101,24 +101,27 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Version = r.str("version")
 	m.Created = r.time("created")
 	m.Platforms = r.platforms("platforms")
-	m.Source = r.str("source")
-	m.Rule = r.str("rule")
+	m.Source = Source(r.str("source"))
+	m.Rule = Rule(r.str("rule"))
 	m.Reason = r.str("reason")
 	m.AllowDowngrade = r.str("allow_downgrade")
 	m.Restore = r.str("restore")
-	m.Verified = r.str("verified")
+	m.Verified = Method(r.str("verified"))
 	m.Signer = r.str("signer")
 	m.Signature = r.digest("signature")
 	m.AllowUnverified = r.str("allow_unverified")
 	m.Hosts = r.strings("hosts")
-	for _, kv := range [][2]string{{"policy", m.Policy}, {"image", m.Image}, {"digest", m.Digest}, {"source", m.Source}} {
+	for _, kv := range [][2]string{{"policy", string(m.Policy)}, {"image", m.Image}, {"digest", m.Digest}, {"source", string(m.Source)}} {
 		k, v := kv[0], kv[1]
 		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {
 			r.diags = append(r.diags, diag(attr.Expr.Range(), "Empty value in lock", "%s must not be empty. "+repair, k))
 		}
 	}
-	if attr := a["source"]; attr != nil && m.Source != "" && m.Source != SourcePin && m.Source != SourceRunning && m.Source != SourceUpstream {
-		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %q, %q or %q; this lock says %q. "+repair, SourcePin, SourceRunning, SourceUpstream, m.Source))
+	if attr := a["policy"]; attr != nil && m.Policy != "" && !known(m.Policy, Policies) {
+		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid policy", "policy is %s; this lock says %q. "+repair, quotedList(Policies), m.Policy))
+	}
+	if attr := a["source"]; attr != nil && m.Source != "" && !known(m.Source, Sources) {
+		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %s; this lock says %q. "+repair, quotedList(Sources), m.Source))
 	}
 	for _, ob := range content.Blocks {
 		oc, d := ob.Body.Content(observedSchema)

@@ -43,12 +43,12 @@ func (a Advice) String() string {
 // pin or candidate the policy would lock when primary, else a floor that
 // cannot be ordered against the others) fails against floor f, by res.
 // text is the advice in words, "in module "forge" (catalogue.hcl:…): …".
-func (dc *decider) advise(ctx context.Context, chosen image.Image, f Floor, res order.Result, primary bool) ([]Advice, string) {
+func (dc *settled) advise(ctx context.Context, chosen image.Image, f Floor, res order.Result, primary bool) ([]Advice, string) {
 	unknown := res.Cmp == order.Unknown
 	var advice []Advice
 	// The pin's tag, disbelieved, where the registry says which digest
 	// it names now: the pin the author most likely meant.
-	if v, ok := dc.tags().disbelieved(chosen); ok && primary && v.now != "" && dc.m.Pin.Text != "" && dc.m.Policy != catalogue.TrackUpstream {
+	if v, ok := dc.claims.disbelieved(chosen); ok && primary && v.now != "" && dc.m.Pin.Text != "" && dc.m.Policy != catalogue.TrackUpstream {
 		now := chosen
 		now.Digest = v.now
 		if dc.allAtLeast(ctx, now) {
@@ -152,5 +152,5 @@ func (dc *decider) believed(ctx context.Context, img image.Image) bool {
 	case !tagDecides(c):
 		return true
 	}
-	return dc.tags().confirm(ctx, img, dc.opts).why == ""
+	return dc.claims.confirm(ctx, img, dc.opts).why == ""
 }

@@ -57,7 +57,7 @@ func TestAdviceDecides(t *testing.T) {
 	reg, imgs := unlabelledFleet()
 	lie := imgs["1.22.6"]
 	claim := "1.30.0@" + lie.Digest
-	lyingEntry := func(policy string) *lock.Lock {
+	lyingEntry := func(policy lock.Policy) *lock.Lock {
 		return &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: policy, Image: repo, Tag: "1.30.0", Version: "1.30.0", Digest: lie.Digest, Source: "pin"}}}
 	}
 	labelled := newFakeRegistry(repo, "1.22.6/2024-12-12+1.22.6", "1.27.3/2026-09-01+1.27.3")

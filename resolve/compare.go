@@ -14,7 +14,7 @@ import (
 // against (the arm64 build of a release can lag its amd64 one).
 func (dc *decider) compare(ctx context.Context, a, b image.Image) order.Result {
 	ra, rb := dc.onPlatform(ctx, a, b.Platform), dc.onPlatform(ctx, b, a.Platform)
-	res := dc.tags().compare(ctx, a, b, ra, rb, dc.opts)
+	res := dc.claims.compare(ctx, a, b, ra, rb, dc.opts)
 	if res.Cmp == order.Unknown && (dc.indexEntry(ctx, a, b) || dc.indexEntry(ctx, b, a)) {
 		return order.Result{Cmp: order.Equal, Rule: order.RuleContent, Detail: "same content (the index's entry for the platform)"}
 	}

@@ -190,7 +190,7 @@ func samePlatforms(locked map[string]string, img image.Image) bool {
 // plausible reads back where the clock runs behind.
 func ownDate(img image.Image, t time.Time) bool {
 	for _, d := range []time.Time{img.Created, img.CreatedLabel()} {
-		if !d.IsZero() && d.UTC().Truncate(time.Second).Equal(t.UTC().Truncate(time.Second)) {
+		if !d.IsZero() && lock.SameSecond(d, t) {
 			return true
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // the downgrade the catalogue accepted, and the containers it was held
 // against (with, in ModeFromHost, those the previous entry recorded on the
 // hosts not read).
-func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
+func (dc *settled) entry(c choice, dg *Refusal) *lock.Module {
 	var e *lock.Module
 	if c.keep {
 		from := dc.old
@@ -29,9 +29,9 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 				e.Image, e.Tags = dc.m.Image, nil
 			}
 		}
-		e.Policy = string(dc.m.Policy)
+		e.Policy = lock.Policy(dc.m.Policy)
 		e.Reason = c.reason
-		e.Rule = string(c.rule)
+		e.Rule = lock.Rule(c.rule)
 		e.AllowDowngrade, e.Restore = "", ""
 		if dg != nil {
 			e.AllowDowngrade, e.Restore = dc.m.AllowDowngrade, dc.m.Restore
@@ -40,7 +40,7 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 		img := c.img
 		e = &lock.Module{
 			Name:      dc.m.Name,
-			Policy:    string(dc.m.Policy),
+			Policy:    lock.Policy(dc.m.Policy),
 			Image:     dc.m.Image,
 			Tag:       img.Tag,
 			Tags:      dc.lockedTags(c),
@@ -50,7 +50,7 @@ func (dc *decider) entry(c choice, dg *Refusal) *lock.Module {
 			Version:   versionOf(dc.opts, img),
 			Created:   dc.opts.Created(img),
 			Source:    c.source,
-			Rule:      string(c.rule),
+			Rule:      lock.Rule(c.rule),
 			Reason:    c.reason,
 		}
 		if dg != nil {

@@ -116,8 +116,10 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 		fl = append(fl, inherited...)
 	}
-	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, floors: fl, heirs: heirs, heirIdx: idx}
-	dc.tags().holdUp(fl)
+	tags := newClaims(reg, m)
+	tags.vouchHosts(obs)
+	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: tags, heirs: heirs, heirIdx: idx}, floors: fl}
+	dc.claims.holdUp(fl)
 	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
 		return nil, err
@@ -145,7 +147,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	unrecorded := false // a floor it fails against that the lock was not held against
 	foreign := newImg.Repository != "" && newImg.Repository != m.Image
 	for _, f := range fl {
-		res := dc.tags().compare(ctx, ordered, f.Image, ordered, f.Image, opts)
+		res := dc.claims.compare(ctx, ordered, f.Image, ordered, f.Image, opts)
 		if foreign && res.Rule != order.RuleContent {
 			// Another repository's tags and labels are its publisher's
 			// words: only the same content as what runs orders it.
@@ -243,14 +245,14 @@ func (dc *decider) describeNew(ctx context.Context, img image.Image) (_ image.Im
 	if img.Tag != "" {
 		full.Tag = img.Tag
 	}
-	dc.tags().vouchRef(ref, full)
-	dc.tags().offer(full)
+	dc.claims.vouchRef(ref, full)
+	dc.claims.offer(full)
 	return full, true, nil
 }
 
 // notServedFix says what to do about a new image its registry has no
 // image by: push it, or deploy what it has; or what the floor runs.
-func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
+func (dc *settled) notServedFix(ctx context.Context, r *Refusal) string {
 	fix := []string{fmt.Sprintf("push %s first, or deploy a tag the registry has", r.Chosen.Ref())}
 	if r.Chosen.Digest != "" {
 		fix = []string{"deploy a digest the registry serves (this one was never pushed there, or was deleted)"}
@@ -267,9 +269,9 @@ func (dc *decider) notServedFix(ctx context.Context, r *Refusal) string {
 
 // judgeFix says what to do instead of a refused replacement: run what
 // the floor runs, or give the override.
-func (dc *decider) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
+func (dc *settled) judgeFix(ctx context.Context, r *Refusal, ov Override) string {
 	var opts []string
-	if v, ok := dc.tags().disbelieved(r.Chosen); ok && v.now != "" && dc.allAtLeast(ctx, image.Image{Repository: r.Chosen.Repository, Tag: r.Chosen.Tag, Digest: v.now}) {
+	if v, ok := dc.claims.disbelieved(r.Chosen); ok && v.now != "" && dc.allAtLeast(ctx, image.Image{Repository: r.Chosen.Repository, Tag: r.Chosen.Tag, Digest: v.now}) {
 		// The reference's tag names another digest now: what it most
 		// likely meant.
 		opts = append(opts, fmt.Sprintf("to run what the tag %s names now, deploy %s:%s@%s", r.Chosen.Tag, r.Chosen.Repository, r.Chosen.Tag, v.now))

@@ -257,7 +257,7 @@ func outdatedInput(t *testing.T, policy, locked, running, upstream, options stri
 	in := scenarioInput(t, policy, locked, running, upstream, options)
 	if locked != "-" {
 		img := word(repo, locked)
-		e := &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Created: img.Created}
+		e := &lock.Module{Name: "svc", Policy: lock.Policy(policy), Image: repo, Tag: img.Tag, Digest: img.Digest, Created: img.Created}
 		if v := img.VersionLabel(); v != "" && (order.Options{}).VersionOf(img).Kind != order.Conflicting {
 			e.Version = v // (pin writes no version for one whose tag and label conflict)
 		}

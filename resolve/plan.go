@@ -102,14 +102,26 @@ type Decision struct {
 	// track-upstream did not lock, newest first: their tag and version
 	// label conflict, so their version is unknown.
 	Skipped []Skipped
+}
 
-	// candidate and tags are what track-upstream weighed: the upstream
-	// image and the tag list, for Outdated to report without asking again.
+// weighed is what a module's decision weighed on the way, beside the
+// Decision: what Outdated reports without asking again, and Resolve lets
+// go. decide returns it.
+type weighed struct {
+	// candidate is the upstream image track-upstream weighed, nil if none;
+	// tags the tag list it read, when listed.
 	candidate *image.Image
 	tags      []string
 	listed    bool
-	// unread: the pin's content was out of reach offline.
+	// skipped are the newer upstream tags track-upstream did not lock
+	// (Decision.Skipped).
+	skipped []Skipped
+	// unread: the pin's content was out of reach offline, and only its
+	// text was weighed.
 	unread bool
+	// lockUnread: the previous entry's content could not be read, and
+	// Decision.Err says why.
+	lockUnread bool
 }
 
 // Change classifies the decision against the old lock.
@@ -186,13 +198,9 @@ func (p *Plan) Lock() *lock.Lock {
 	return l
 }
 
-// Created renders a date for output, or "".
-func Created(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
+// Created renders a date for output, or "": as the lock writes it
+// (lock.FormatTime), so that a report and the lock agree to the second.
+func Created(t time.Time) string { return lock.FormatTime(t) }
 
 // orderOptions are the ordering settings of a module.
 func orderOptions(m *catalogue.Module, now time.Time) order.Options {

@@ -34,18 +34,8 @@ func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {
 	if err != nil {
 		return image.Image{}, &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err}
 	}
-	dc.tags().vouchRef(ref, img)
+	dc.claims.vouchRef(ref, img)
 	return img, nil
-}
-
-// tags is the module's account of tag claims, made on first use with the
-// containers' tags vouched for by their hosts.
-func (dc *decider) tags() *claims {
-	if dc.claims == nil {
-		dc.claims = newClaims(dc.reg, dc.m)
-		dc.claims.vouchHosts(dc.obs)
-	}
-	return dc.claims
 }
 
 // fetchOr is img when the caller has it already, else what fetch says.
@@ -59,8 +49,9 @@ func (dc *decider) fetchOr(ctx context.Context, ref string, img *image.Image) (i
 // pinImage describes the catalogue's pin from its content: by digest when
 // it names one (its tag is then a claim, checked against the image's own
 // version label), else by tag. Offline with the content out of reach, the
-// pin's text and a previous entry of the same digest are all there is.
-func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
+// pin's text and a previous entry of the same digest are all there is:
+// unread says so.
+func (dc *decider) pinImage(ctx context.Context) (_ image.Image, unread bool, _ error) {
 	pin := dc.m.Pin
 	ref := pin.Digest
 	if ref == "" {
@@ -71,85 +62,92 @@ func (dc *decider) pinImage(ctx context.Context) (image.Image, error) {
 		if old := dc.old; old != nil && old.Digest == pin.Digest {
 			img.ConfigDigest, img.Created, img.Platforms = old.Config, old.Created, old.Platforms
 		}
-		dc.tags().offer(img)
+		dc.claims.offer(img)
 		return img
 	}
 	if dc.reg == nil && pin.Digest != "" {
-		dc.unread = true
-		return fromText(), nil
+		return fromText(), true, nil
 	}
 	img, err := dc.fetch(ctx, ref)
 	if errors.Is(err, image.ErrUnavailable) && pin.Digest != "" {
-		dc.unread = true
-		return fromText(), nil
+		return fromText(), true, nil
 	}
 	if err != nil {
-		return image.Image{}, fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
+		return image.Image{}, false, fmt.Errorf("resolving the pin %q: %w", pin.Text, err)
 	}
 	if pin.Tag != "" {
 		img.Tag = pin.Tag
 	}
 	if pin.Digest != "" && pin.Tag != "" {
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
-			return image.Image{}, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
+			return image.Image{}, false, &PinMismatchError{Module: dc.m.Name, Pin: pin.Text, Tag: c.Tag.Original, Label: c.Label.Original, Where: dc.pinWhere()}
 		}
-		dc.tags().offer(img)
+		dc.claims.offer(img)
 	}
-	return img, nil
+	return img, false, nil
 }
 
 // pinWhere is the pin's place in the catalogue, else the module's.
-func (dc *decider) pinWhere() string {
-	if rng, ok := dc.m.AttrRange("pin"); ok {
-		return rng.String()
-	}
-	return dc.m.DeclRange.String()
-}
+func (dc *decider) pinWhere() string { return pinWhere(dc.m) }
 
-func (dc *decider) exact(ctx context.Context) (choice, *Refusal, error) {
-	pin, err := dc.pinImage(ctx)
+// exact locks the pin, never below a floor; w records whether the pin's
+// content was read.
+func (dc *decider) exact(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
+	pin, unread, err := dc.pinImage(ctx)
+	w.unread = unread
 	if err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
 	if err := dc.mustVerify(ctx, pin, "the exact pin"); err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
-	}
-	dg, err := dc.checkFloors(ctx, pin, "the exact pin")
+	s, err := dc.settle(ctx)
 	if err != nil {
-		return choice{}, nil, err
+		return s, choice{}, nil, err
 	}
-	if r := dc.unreadPin(pin, "the exact pin"); r != nil && dg == nil {
-		return choice{}, nil, r
+	dg, err := s.checkFloors(ctx, pin, "the exact pin")
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	reason, rule := dc.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
-	return choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
+	if r := s.unreadPin(pin, unread, "the exact pin"); r != nil && dg == nil {
+		return s, choice{}, nil, r
+	}
+	reason, rule := s.describeWin(ctx, "the exact pin "+dc.label(pin), pin, dg)
+	return s, choice{img: pin, source: lock.SourcePin, reason: reason, rule: rule}, dg, nil
 }
 
-func (dc *decider) atLeastRunning(ctx context.Context) (choice, *Refusal, error) {
+// atLeastRunning locks the newest of the pin and the floors; w records
+// whether the pin's content was read.
+func (dc *decider) atLeastRunning(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
 	var pin *image.Image
 	if dc.m.Pin.Text != "" {
-		p, err := dc.pinImage(ctx)
+		p, unread, err := dc.pinImage(ctx)
+		w.unread = unread
 		if err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		if err := dc.mustVerify(ctx, p, "the pin"); err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		pin = &p
 	}
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
+	s, err := dc.settle(ctx)
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	return dc.pick(ctx, pin, "the pin", lock.SourcePin)
+	return s.with(s.pick(ctx, pin, w.unread, "the pin", lock.SourcePin))
+}
+
+// with is what a policy returns: the floors it settled, and what they
+// decided.
+func (s *settled) with(c choice, dg *Refusal, err error) (*settled, choice, *Refusal, error) {
+	return s, c, dg, err
 }
 
 // checkFloors holds a chosen image against every floor. Older or unknown is
 // a refusal unless the catalogue states the downgrade; then the accepted
 // downgrade is returned.
-func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what string) (*Refusal, error) {
+func (dc *settled) checkFloors(ctx context.Context, chosen image.Image, what string) (*Refusal, error) {
 	var accepted *Refusal
 	for _, f := range dc.floors {
 		res := dc.compare(ctx, chosen, f.Image)
@@ -165,12 +163,11 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 			continue
 		}
 		if f.unread() {
-			return nil, dc.unreadLock(f)
+			return nil, lockUnreadRefusal(dc.m, dc.opts, f, dc.old)
 		}
 		r.Advice, r.fix = dc.advise(ctx, chosen, f, res, true)
 		if spent {
-			r.fix = fmt.Sprintf("in module %q (%s): allow_downgrade = %q accepted the downgrade %s records, below what ran then; %s is newer than %s and was not among it. A reason accepts one downgrade: to accept this one too, write a new allow_downgrade that says why",
-				dc.m.Name, dc.pinWhere(), dc.m.AllowDowngrade, dc.spender(), f.Where(), dc.label(chosen))
+			r.fix = spentFix(dc.m, dc.spender(), f, dc.label(chosen))
 		}
 		return nil, r
 	}
@@ -181,8 +178,8 @@ func (dc *decider) checkFloors(ctx context.Context, chosen image.Image, what str
 // floors exist and none is the same image: its text alone would order it,
 // and a tag is a claim. With no floor, or the same content as one, there
 // is nothing to hold it against.
-func (dc *decider) unreadPin(pin image.Image, what string) *Refusal {
-	if !dc.unread || len(dc.floors) == 0 {
+func (dc *settled) unreadPin(pin image.Image, unread bool, what string) *Refusal {
+	if !unread || len(dc.floors) == 0 {
 		return nil
 	}
 	for _, f := range dc.floors {
@@ -190,10 +187,7 @@ func (dc *decider) unreadPin(pin image.Image, what string) *Refusal {
 			return nil
 		}
 	}
-	f := dc.floors[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: pin, What: what, Floor: f, opts: dc.opts,
-		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: "the pin's content is out of reach offline (neither a mirror nor the cache holds its digest), and its text is a claim"},
-		fix:   fmt.Sprintf("run without --offline once, so that the cache holds the pin's content, or give registry %q a mirror", dc.m.Image)}
+	return unreadPinRefusal(dc.m, dc.opts, pin, what, dc.floors[0])
 }
 
 func kindOf(res order.Result) RefusalKind {
@@ -205,10 +199,11 @@ func kindOf(res order.Result) RefusalKind {
 
 // pick locks the newest of primary (the pin or the upstream candidate) and
 // the floors. With no clear newest, it refuses, or locks primary where the
-// catalogue states the downgrade.
-func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source string) (choice, *Refusal, error) {
+// catalogue states the downgrade. unread: primary is a pin whose content
+// was out of reach, and only its text was weighed.
+func (dc *settled) pick(ctx context.Context, primary *image.Image, unread bool, what string, source lock.Source) (choice, *Refusal, error) {
 	if primary != nil && dc.allAtLeast(ctx, *primary) {
-		if r := dc.unreadPin(*primary, what); source == lock.SourcePin && r != nil {
+		if r := dc.unreadPin(*primary, unread, what); r != nil {
 			return choice{}, nil, r
 		}
 		reason, rule := dc.describeWin(ctx, dc.phrase(what, *primary, dc.label(*primary)), *primary, nil)
@@ -223,7 +218,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 			if dc.downgradeAllowed() {
 				continue
 			}
-			return choice{}, nil, dc.unreadLock(f)
+			return choice{}, nil, lockUnreadRefusal(dc.m, dc.opts, f, dc.old)
 		}
 		var res order.Result
 		if primary != nil {
@@ -235,12 +230,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		return dc.lockFloor(ctx, f, primary, what, res)
 	}
 	if primary == nil && len(dc.floors) == 0 {
-		var missing []string
-		for _, o := range dc.obs {
-			missing = append(missing, o.Where()+" ("+o.State+")")
-		}
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNothing, opts: dc.opts,
-			fix: fmt.Sprintf("there is nothing to lock: no pin, no upstream candidate and no container that has run (%s). Add pin = \"<tag>@sha256:<digest>\" to module %q", strings.Join(missing, ", "), dc.m.Name)}
+		return choice{}, nil, nothingRefusal(dc.m, dc.opts, dc.obs)
 	}
 	if primary == nil {
 		// Floors that cannot be ordered among themselves.
@@ -255,7 +245,7 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 		res := dc.compare(ctx, a.Image, b.Image)
 		advice, fix := dc.advise(ctx, a.Image, b, res, false)
 		if dc.downgradeAllowed() {
-			advice, fix = nil, fmt.Sprintf("in module %q (%s): allow_downgrade is set, but without a pin nothing says which image to lock: write pin = \"<tag>@sha256:<digest>\" of the one to lock", dc.m.Name, dc.pinWhere())
+			advice, fix = nil, noPinFix(dc.m)
 		}
 		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: kindOf(res), Chosen: a.Image, What: "what " + a.runs(), Floor: b, Order: res, opts: dc.opts, fix: fix, Advice: advice}
 	}
@@ -268,36 +258,8 @@ func (dc *decider) pick(ctx context.Context, primary *image.Image, what, source 
 	return choice{img: *primary, source: source, reason: reason, rule: rule}, dg, nil
 }
 
-// unreadLock refuses to keep a previous entry whose content nobody could
-// read: its lines say it is the newest, but a lock that names a digest the
-// registry does not serve cannot be pulled, and lines are claims.
-func (dc *decider) unreadLock(f Floor) *Refusal {
-	e := f.Entry
-	if e == nil {
-		e = dc.old
-	}
-	where := ""
-	if f.Kind == FloorInherited {
-		where = "'s entry for " + f.entryName()
-	}
-	if w := entryWhere(e); w != "" {
-		where += " (" + w + ")"
-	}
-	r := &Refusal{Module: dc.m.Name, Kind: KindLockUnread, Chosen: f.Image, What: "the previous lock's entry", Floor: f, opts: dc.opts,
-		Order: order.Result{Cmp: order.Unknown, Rule: order.RuleNone}}
-	if f.content == contentOffline {
-		r.Kind = KindLockUnreadOffline
-		r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, and offline neither a mirror nor the cache holds that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Run once without --offline, so that the cache holds it, or give registry %q a mirror",
-			where, withDigest(dc.label(f.Image), f.Image), dc.m.Image)
-		return r
-	}
-	r.fix = fmt.Sprintf("the previous lock%s names %s, not older by its lines than what would be locked, but %s does not serve that digest: its lines are claims pin cannot check, and pin neither keeps nor goes below what it cannot read. Push the image back to %s, or give its registry a mirror that holds it; to lock something else, write pin = \"<tag>@sha256:<digest>\" and allow_downgrade = \"<why>\" in module %q",
-		where, withDigest(dc.label(f.Image), f.Image), dc.m.Image, dc.m.Image, dc.m.Name)
-	return r
-}
-
 // allAtLeast reports whether img is at or above every floor.
-func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
+func (dc *settled) allAtLeast(ctx context.Context, img image.Image) bool {
 	for _, f := range dc.floors {
 		c := dc.compare(ctx, img, f.Image).Cmp
 		if c != order.Newer && c != order.Equal {
@@ -309,7 +271,7 @@ func (dc *decider) allAtLeast(ctx context.Context, img image.Image) bool {
 
 // lockFloor locks a floor that is newer than primary: the image a
 // container runs, or the previous entry, kept.
-func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
+func (dc *settled) lockFloor(ctx context.Context, f Floor, primary *image.Image, what string, res order.Result) (choice, *Refusal, error) {
 	than := "; no pin to compare with"
 	switch {
 	case primary == nil && dc.m.Policy == catalogue.TrackUpstream:
@@ -332,8 +294,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 	}
 	o := f.Observation
 	if o.Image.Digest == "" {
-		return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindNoDigest, Chosen: o.Image, What: "what " + o.Where() + " runs", Floor: f, Order: res, opts: dc.opts,
-			fix: fmt.Sprintf("%s runs an image the host has no registry digest for (loaded or built locally): push it to %s and pin its digest, or write allow_downgrade = \"<why>\" in module %q to lock %s", o.Where(), dc.m.Image, dc.m.Name, what)}
+		return choice{}, nil, noDigestRefusal(dc.m, dc.opts, f, res, what)
 	}
 	img := o.Image
 	if dc.reg != nil {
@@ -364,7 +325,7 @@ func (dc *decider) lockFloor(ctx context.Context, f Floor, primary *image.Image,
 func platformOf(o observe.Observation) string { return o.Image.Platform }
 
 // containers counts the floors that are containers (now or recorded).
-func (dc *decider) containers() int {
+func (dc *settled) containers() int {
 	n := 0
 	for _, f := range dc.floors {
 		if f.container() {
@@ -378,7 +339,7 @@ func (dc *decider) containers() int {
 // and names the rule that decided. The previous lock entry, which the
 // chosen image is at or above, is left out: a reason that named it would
 // change from one run to the next although nothing did.
-func (dc *decider) describeWin(ctx context.Context, what string, img image.Image, dg *Refusal) (string, order.Rule) {
+func (dc *settled) describeWin(ctx context.Context, what string, img image.Image, dg *Refusal) (string, order.Rule) {
 	if dc.containers() == 0 {
 		s := what + "; no host runs this module"
 		if dg != nil {

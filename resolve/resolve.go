@@ -23,10 +23,10 @@ func Resolve(ctx context.Context, in Input) *Plan {
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
-		d := decide(ctx, in, mods[todo[i]], nil)
-		// What only Outdated reads is let go: a plan of 10,000 modules
-		// would otherwise keep every tag list until it is written.
-		d.candidate, d.tags = nil, nil
+		// What only Outdated reads (the weighed tag lists) is let go: a
+		// plan of 10,000 modules would otherwise keep every tag list until
+		// it is written.
+		d, _ := decide(ctx, in, mods[todo[i]], nil)
 		// An entry that formats as the previous one did is that one (as
 		// an unselected module's is): a warm run of 1,100 modules kept a
 		// second copy of nearly every entry until the lock was written.
@@ -78,25 +78,24 @@ func retire(in Input, p *Plan) {
 	slices.SortFunc(p.TakenOver, func(a, b TakenOver) int { return strings.Compare(a.Entry.Name, b.Entry.Name) })
 }
 
-// decider carries one module's inputs through its decision. It holds no
-// context: every method that may ask a registry is given one.
+// decider carries one module's inputs through its decision: decide makes
+// it whole, in one literal, once the hosts are read, and no step writes it
+// after (onPlatform's memo, and the verifier's and the claims' accounts of
+// what they asked, aside). It holds no context: every method that may ask
+// a registry is given one. The steps return what they find.
 type decider struct {
-	in     Input
-	m      *catalogue.Module
-	opts   order.Options
-	reg    Registry
-	old    *lock.Module
-	obs    []observe.Observation
-	floors []Floor
-	// unread: the pin's content was out of reach (offline), and only its
-	// text was weighed.
-	unread bool
+	in   Input
+	m    *catalogue.Module
+	opts order.Options
+	reg  Registry
+	old  *lock.Module
+	obs  []observe.Observation
 	// platformed memoizes onPlatform.
 	platformed map[string]image.Image
 	// ver is the module's verify policy (verify.go); nil without one.
 	ver *verifier
-	// claims accounts for tags that alone say a version (claims.go);
-	// made by tags().
+	// claims accounts for tags that alone say a version (claims.go),
+	// with the containers' tags vouched for by their hosts.
 	claims *claims
 	// heirs are the previous entries of other modules whose floors m
 	// takes over (takeover.go); heirIdx the index they were found in.
@@ -104,11 +103,19 @@ type decider struct {
 	heirIdx *heirs
 }
 
+// settled is a decider once the floors are read (settle): the steps that
+// weigh an image against the floors take it. The floors are set once,
+// when settle returns them, and never written after.
+type settled struct {
+	*decider
+	floors []Floor
+}
+
 // choice is what a policy picked: an image and why, or the previous entry
 // kept as it is.
 type choice struct {
 	img    image.Image
-	source string
+	source lock.Source
 	reason string
 	rule   order.Rule
 	// keep: the previous lock entry stays (with this run's observations);
@@ -118,16 +125,17 @@ type choice struct {
 	from *lock.Module
 }
 
-// decide decides module m. tags, when not nil, is the account of tag
-// claims a caller already keeps for m (outdated's), so that no claim is
-// checked twice; nil starts one.
-func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *Decision {
+// decide decides module m, and says what it weighed on the way. tags, when
+// not nil, is the account of tag claims a caller already keeps for m
+// (outdated's), so that no claim is checked twice; nil starts one.
+func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*Decision, weighed) {
+	var w weighed
 	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
-	dc := &decider{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), old: d.Old, claims: tags}
+	opts, reg := orderOptions(m, in.Now), in.registry(m)
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
 		d.Err = errors.Join(errs...)
-		return d // without every host, the floors are not known
+		return d, w // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
 		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
@@ -135,7 +143,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			// now; but a host of it the lock never read may run anything:
 			// "up to date" would be a claim nobody checked.
 			d.Refusal = unreadHostsRefusal(in, m, unread)
-			return d
+			return d, w
 		}
 		// Not on this host: keep what was locked, or, with nothing locked
 		// yet, leave the module to "pin resolve". What is kept is checked
@@ -143,9 +151,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		// written back as if it were pin's.
 		d.Observations, d.Missing = nil, nil
 		if d.Old != nil {
-			if _, _, err := lockedImage(ctx, dc.reg, m, d.Old, dc.opts, firstPlatform(d.Observations, m)); err != nil {
+			if _, _, err := lockedImage(ctx, reg, m, d.Old, opts, firstPlatform(d.Observations, m)); err != nil {
 				d.Err = err
-				return d
+				return d, w
 			}
 		}
 		d.New, d.Kept = d.Old, d.Old
@@ -156,8 +164,8 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 			kept.Hosts = entryHosts(m, d.Old, in.Host)
 			d.New = &kept
 		}
-		d.Repository = dc.repositoryKept(d.New)
-		return d
+		d.Repository = repositoryKept(m, d.New)
+		return d, w
 	}
 	if in.Mode == ModeFromHost {
 		// Reading one host keeps the floors the lock recorded of the
@@ -165,48 +173,60 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		// nobody knows.
 		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
 			d.Refusal = unreadHostsRefusal(in, m, unread)
-			return d
+			return d, w
 		}
 	}
-	if err := observe.Enrich(ctx, dc.reg, m, d.Observations); err != nil {
+	if err := observe.Enrich(ctx, reg, m, d.Observations); err != nil {
 		d.Err = err
-		return d
+		return d, w
 	}
-	dc.obs = d.Observations
-	dc.heirIdx = in.heirIndex()
-	dc.heirs = dc.heirIdx.takenOver(m, d.Observations)
-	d.TakenOver = dc.heirs
-	d.Skew = skew(d.Observations, dc.opts)
-	if err := dc.setupVerify(d); err != nil {
+	idx := in.heirIndex()
+	d.TakenOver = idx.takenOver(m, d.Observations)
+	d.Skew = skew(d.Observations, opts)
+	ver, err := verifierFor(in, m, d.Old)
+	if err != nil {
 		d.Err = err
-		return d
+		return d, w
 	}
+	if ver != nil {
+		d.Verification = ver.found
+	}
+	if tags == nil {
+		tags = newClaims(reg, m)
+		tags.vouchHosts(d.Observations)
+	}
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: tags, heirs: d.TakenOver, heirIdx: idx}
 
 	// Each policy first fetches what it would lock (the pin, the
 	// candidate), then reads the floors (settle), then judges: a previous
 	// entry that names the same image is then read from the cache, not
 	// asked again.
+	var s *settled
 	var c choice
 	var dg *Refusal
-	var err error
 	switch {
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.
-		if err = dc.settle(ctx); err == nil {
-			c, dg, err = dc.keepOrRunning(ctx)
+		if s, err = dc.settle(ctx); err == nil {
+			c, dg, err = s.keepOrRunning(ctx)
 		}
 	case m.Policy == catalogue.Exact:
-		c, dg, err = dc.exact(ctx)
+		s, c, dg, err = dc.exact(ctx, &w)
 	case m.Policy == catalogue.AtLeastRunning:
-		c, dg, err = dc.atLeastRunning(ctx)
+		s, c, dg, err = dc.atLeastRunning(ctx, &w)
 	case m.Policy == catalogue.TrackUpstream:
-		c, dg, err = dc.trackUpstream(ctx, d)
+		s, c, dg, err = dc.trackUpstream(ctx, &w)
+		d.Skipped = w.skipped
 	default:
 		err = &unknownPolicyError{module: m.Name, policy: string(m.Policy)}
 	}
-	d.unread = dc.unread
-	d.Floors = dc.floors
+	if s != nil {
+		d.Floors = s.floors
+	}
+	if lu, ok := err.(*lockUnreadError); ok {
+		w.lockUnread, err = true, lu.err
+	}
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
@@ -215,27 +235,25 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) *D
 		d.Err = err
 	default:
 		d.Downgrade = dg
-		d.New = dc.entry(c, dg)
+		d.New = s.entry(c, dg)
 		if c.keep {
 			d.Kept = cmp.Or(c.from, d.Old)
 		}
-		d.Repository = dc.repositoryKept(d.New)
-		if err := dc.stamp(ctx, d.New); errors.As(err, &r) {
+		d.Repository = repositoryKept(m, d.New)
+		if err := s.stamp(ctx, d.New); errors.As(err, &r) {
 			d.New, d.Downgrade, d.Kept, d.Repository, d.Refusal = nil, nil, nil, nil, r
 		} else if err != nil {
 			d.New, d.Err = nil, err
 		}
 	}
-	return d
+	return d, w
 }
 
-// unreadHostsRefusal refuses, for "lock --from-host in.Host", module m
-// one of whose hosts (unread) the lock has no record of.
-func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal {
-	return &Refusal{Module: m.Name, Kind: KindUnreadHosts,
-		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
-			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
-}
+// lockUnreadError is settle's failure to read the previous entry's
+// content; decide unwraps it into Decision.Err and weighed.lockUnread.
+type lockUnreadError struct{ err error }
+
+func (e *lockUnreadError) Error() string { return e.err.Error() }
 
 type unknownPolicyError struct{ module, policy string }
 
@@ -251,7 +269,7 @@ func runsOn(obs []observe.Observation, host string) bool {
 // track-upstream module recorded from a host: the entry stays where it is
 // at or above every floor (or the catalogue states the downgrade), else
 // the newest floor is locked.
-func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) {
+func (dc *settled) keepOrRunning(ctx context.Context) (choice, *Refusal, error) {
 	for _, f := range dc.floors {
 		if f.Kind != FloorLocked {
 			continue
@@ -262,55 +280,57 @@ func (dc *decider) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 			break
 		}
 		img := f.Image
-		c, dg, err := dc.pick(ctx, &img, "the locked image", lock.SourceUpstream)
+		c, dg, err := dc.pick(ctx, &img, false, "the locked image", lock.SourceUpstream)
 		if err == nil && !c.keep && c.img.Digest == img.Digest {
 			c = choice{keep: true, reason: c.reason, rule: c.rule}
 		}
 		return c, dg, err
 	}
-	return dc.pick(ctx, nil, "", lock.SourceUpstream)
+	return dc.pick(ctx, nil, false, "", lock.SourceUpstream)
 }
 
 // settle reads the floors: the previous entry by its content (a
-// *LockMismatchError where its lines disagree), and what it recorded on
-// hosts not read.
-func (dc *decider) settle(ctx context.Context) error {
+// *lockUnreadError where it cannot, around a *LockMismatchError where its
+// lines disagree), and what it recorded on hosts not read. The floors
+// read before a failure come back with it (the Decision shows them).
+func (dc *decider) settle(ctx context.Context) (*settled, error) {
 	var oldImg *image.Image
 	read := contentRead
 	if dc.old != nil {
 		img, state, err := lockedImage(ctx, dc.reg, dc.m, dc.old, dc.opts, dc.platform())
 		if err != nil {
-			return err
+			return nil, &lockUnreadError{err}
 		}
 		oldImg, read = &img, state
 	}
-	dc.floors = floors(dc.obs, dc.old, oldImg, dc.in)
-	for i := range dc.floors {
-		if dc.floors[i].Kind == FloorLocked {
-			dc.floors[i].content = read
+	fl := floors(dc.obs, dc.old, oldImg, dc.in)
+	for i := range fl {
+		if fl[i].Kind == FloorLocked {
+			fl[i].content = read
 		}
 	}
+	s := &settled{decider: dc, floors: fl}
 	if len(dc.heirs) > 0 {
 		inherited, err := inheritedFloors(ctx, dc.reg, dc.m, dc.heirs, dc.heirIdx, dc.opts, dc.platform())
 		if err != nil {
-			return err
+			return s, err
 		}
-		dc.floors = append(dc.floors, inherited...)
+		s.floors = append(s.floors, inherited...)
 	}
-	dc.tags().holdUp(dc.floors)
-	return dc.describeRecorded(ctx)
+	dc.claims.holdUp(s.floors)
+	return s, describeRecorded(ctx, dc.reg, dc.m, s.floors)
 }
 
 // describeRecorded reads the content of what the previous entry recorded
-// on hosts not read, where a registry can give it; the recorded lines are
-// what is left otherwise.
-func (dc *decider) describeRecorded(ctx context.Context) error {
-	for i := range dc.floors {
-		f := &dc.floors[i]
+// on hosts not read (floors of kind FloorRecorded, in place), where a
+// registry can give it; the recorded lines are what is left otherwise.
+func describeRecorded(ctx context.Context, reg Registry, m *catalogue.Module, floors []Floor) error {
+	for i := range floors {
+		f := &floors[i]
 		if f.Kind != FloorRecorded || f.Image.Digest == "" {
 			continue
 		}
-		img, state, err := describe(ctx, dc.reg, dc.m, f.Image.Digest, dc.m.Platform())
+		img, state, err := describe(ctx, reg, m, f.Image.Digest, m.Platform())
 		if err != nil {
 			return err
 		}
@@ -348,8 +368,8 @@ func skew(obs []observe.Observation, opts order.Options) bool {
 // the module's image (the catalogue's image moved, and the previous
 // entry won and was kept as it was locked), what the lock keeps, why, and
 // what to write to lock the same image from the module's repository.
-func (dc *decider) repositoryKept(e *lock.Module) *RepositoryKept {
-	if e == nil || e.Image == dc.m.Image {
+func repositoryKept(m *catalogue.Module, e *lock.Module) *RepositoryKept {
+	if e == nil || e.Image == m.Image {
 		return nil
 	}
 	ref := e.Image + "@" + e.Digest
@@ -357,12 +377,12 @@ func (dc *decider) repositoryKept(e *lock.Module) *RepositoryKept {
 	if e.Tag != "" {
 		tagged = e.Tag + "@" + e.Digest
 	}
-	how := fmt.Sprintf("to lock the same image from %s, write pin = %q in module %q (%s): the pin, read there, is not older than the previous entry, and wins", dc.m.Image, tagged, dc.m.Name, dc.pinWhere())
-	if dc.m.Policy == catalogue.TrackUpstream {
-		tag := cmp.Or(dc.m.Tag, e.Tag, "<a tag the module follows>")
-		how = fmt.Sprintf("to lock the same image from %s, copy it there (crane copy %s %s:%s): its newest upstream tag then names it", dc.m.Image, ref, dc.m.Image, tag)
+	how := fmt.Sprintf("to lock the same image from %s, write pin = %q in module %q (%s): the pin, read there, is not older than the previous entry, and wins", m.Image, tagged, m.Name, pinWhere(m))
+	if m.Policy == catalogue.TrackUpstream {
+		tag := cmp.Or(m.Tag, e.Tag, "<a tag the module follows>")
+		how = fmt.Sprintf("to lock the same image from %s, copy it there (crane copy %s %s:%s): its newest upstream tag then names it", m.Image, ref, m.Image, tag)
 	}
-	return &RepositoryKept{Catalogue: dc.m.Image, Locked: e.Image,
+	return &RepositoryKept{Catalogue: m.Image, Locked: e.Image,
 		Why: fmt.Sprintf("module %q's image is now %s, and the lock keeps %s: the previous entry won (the lock never goes back) and is kept as it was locked, repository included; %s",
-			dc.m.Name, dc.m.Image, ref, how)}
+			m.Name, m.Image, ref, how)}
 }

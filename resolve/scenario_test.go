@@ -137,7 +137,7 @@ func outcome(d *Decision) string {
 	case d.New.Source == "upstream":
 		return "upstream:" + d.New.Tag + datePart(d.New.Created)
 	}
-	return d.New.Source
+	return string(d.New.Source)
 }
 
 func hostIndex(h string, fallback int) int {

@@ -11,7 +11,7 @@ import (
 // upstream tag the policy resolved to it (track-upstream), and the tags
 // the hosts started the containers that run it from. The pin's tag is not
 // one: a pin is read by digest, so nothing says what its tag names today.
-func (dc *decider) lockedTags(c choice) []string {
+func (dc *settled) lockedTags(c choice) []string {
 	var tags []string
 	if c.source == lock.SourceUpstream && c.img.Tag != "" {
 		tags = append(tags, c.img.Tag)

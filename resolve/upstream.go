@@ -69,62 +69,65 @@ func (e *NoTagError) Error() string {
 }
 
 // trackUpstream locks the newest upstream candidate, or a floating tag,
-// never below a floor. It records on d what it weighed, for Outdated.
-func (dc *decider) trackUpstream(ctx context.Context, d *Decision) (choice, *Refusal, error) {
+// never below a floor. It records on w what it weighed (the candidate, the
+// tag list, the tags skipped), for the Decision and for Outdated.
+func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (*settled, choice, *Refusal, error) {
 	if dc.reg == nil {
-		return choice{}, nil, fmt.Errorf("registry of %s: policy track-upstream needs a registry or a mirror, and none may be asked (offline)", dc.m.Image)
+		return nil, choice{}, nil, fmt.Errorf("registry of %s: policy track-upstream needs a registry or a mirror, and none may be asked (offline)", dc.m.Image)
 	}
 	if dc.m.Tag != "" {
 		img, err := dc.fetch(ctx, dc.m.Tag)
 		if err != nil {
-			return choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
+			return nil, choice{}, nil, fmt.Errorf("following tag %q: %w", dc.m.Tag, err)
 		}
 		img.Tag = dc.m.Tag
 		if err := dc.mustVerify(ctx, img, "the floating tag "+dc.m.Tag); err != nil {
-			return choice{}, nil, err
+			return nil, choice{}, nil, err
 		}
 		if c := dc.opts.VersionOf(img); c.Kind == order.Conflicting {
 			// The module follows this tag: it cannot be skipped.
-			return choice{}, nil, &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: img, What: "the floating tag " + dc.m.Tag, opts: dc.opts,
-				fix: fmt.Sprintf("the floating tag %s names %s, whose %s: its version is unknown, and pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), follow another tag, or write policy = \"at-least-running\" and pin = %q to lock that image by its digest (its label then says its version)",
-					dc.m.Tag, image.Short(img.Digest), c, dc.m.Name, dc.m.DeclRange, img.Digest)}
+			return nil, choice{}, nil, floatingUnknownRefusal(dc.m, dc.opts, img, c)
 		}
-		d.candidate = &img
-		if err := dc.settle(ctx); err != nil {
-			return choice{}, nil, err
+		w.candidate = &img
+		s, err := dc.settle(ctx)
+		if err != nil {
+			return s, choice{}, nil, err
 		}
-		return dc.pick(ctx, &img, "the floating tag "+dc.m.Tag, lock.SourceUpstream)
+		return s.with(s.pick(ctx, &img, false, "the floating tag "+dc.m.Tag, lock.SourceUpstream))
 	}
 	tags, err := dc.reg.Tags(ctx, dc.m.Image)
 	if err != nil {
-		return choice{}, nil, fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err})
+		return nil, choice{}, nil, fmt.Errorf("listing tags: %w", &observe.SourceError{Source: "registry of " + dc.m.Image, Err: err})
 	}
-	d.tags, d.listed = tags, true
+	w.tags, w.listed = tags, true
 	f := moduleFilters(dc.m)
-	best, img, err := dc.newestAgreeing(ctx, d, tags, f)
+	best, img, skipped, err := dc.newestAgreeing(ctx, tags, f)
+	w.skipped = skipped
 	if err != nil {
-		return choice{}, nil, err
+		return nil, choice{}, nil, err
 	}
 	if best == "" {
 		if r := dc.noneVerified(); r != nil {
-			return choice{}, nil, r
+			return nil, choice{}, nil, r
 		}
-		if r := dc.noneAgree(d); r != nil {
-			return choice{}, nil, r
+		if r := dc.noneAgree(skipped); r != nil {
+			return nil, choice{}, nil, r
 		}
-		if !slices.ContainsFunc(dc.obs, IsFloor) && len(d.Skipped) == 0 && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
-			return choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
+		if !slices.ContainsFunc(dc.obs, IsFloor) && len(skipped) == 0 && (dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old == nil) {
+			return nil, choice{}, nil, &NoTagError{Repository: dc.m.Image, Listed: len(tags), Filters: f.String()}
 		}
-		if err := dc.settle(ctx); err != nil {
-			return choice{}, nil, err
+		s, err := dc.settle(ctx)
+		if err != nil {
+			return s, choice{}, nil, err
 		}
-		return dc.pick(ctx, nil, "", lock.SourceUpstream)
+		return s.with(s.pick(ctx, nil, false, "", lock.SourceUpstream))
 	}
-	d.candidate = &img
-	if err := dc.settle(ctx); err != nil {
-		return choice{}, nil, err
+	w.candidate = &img
+	s, err := dc.settle(ctx)
+	if err != nil {
+		return s, choice{}, nil, err
 	}
-	return dc.pick(ctx, &img, "the newest upstream tag"+matching(f), lock.SourceUpstream)
+	return s.with(s.pick(ctx, &img, false, "the newest upstream tag"+matching(f), lock.SourceUpstream))
 }
 
 // maxSkipped bounds how many upstream tags whose signals conflict, newest
@@ -144,42 +147,40 @@ type Skipped struct {
 // module's verify policy) whose image's tag and version label agree, and
 // that image. A newer one whose signals conflict (tag 2.0.0, label 1.0.0)
 // has a version nobody knows: it is never picked, even with nothing to
-// hold it against, but skipped, and recorded on d (the plan and outdated
-// show it). "" when none is left, or after maxSkipped.
-func (dc *decider) newestAgreeing(ctx context.Context, d *Decision, tags []string, f Filters) (string, image.Image, error) {
+// hold it against, but skipped, and returned (the plan and outdated show
+// it). "" when none is left, or after maxSkipped.
+func (dc *decider) newestAgreeing(ctx context.Context, tags []string, f Filters) (string, image.Image, []Skipped, error) {
 	left := tags
+	var skipped []Skipped
 	for range maxSkipped + 1 {
 		best, n := rank(left, f, dc.obs)
 		best, _, verified, err := dc.newestVerified(ctx, left, f, best, n)
 		if err != nil || best == "" {
-			return "", image.Image{}, err
+			return "", image.Image{}, skipped, err
 		}
 		img, err := dc.fetchOr(ctx, best, verified)
 		if err != nil {
-			return "", image.Image{}, fmt.Errorf("describing the newest tag %q: %w", best, err)
+			return "", image.Image{}, skipped, fmt.Errorf("describing the newest tag %q: %w", best, err)
 		}
 		img.Tag = best
 		c := dc.opts.VersionOf(img)
 		if c.Kind != order.Conflicting {
-			return best, img, nil
+			return best, img, skipped, nil
 		}
-		d.Skipped = append(d.Skipped, Skipped{Image: img, Why: c.String()})
+		skipped = append(skipped, Skipped{Image: img, Why: c.String()})
 		left = slices.DeleteFunc(slices.Clone(left), func(t string) bool { return t == best })
 	}
-	return "", image.Image{}, nil
+	return "", image.Image{}, skipped, nil
 }
 
 // noneAgree refuses a track-upstream module whose newest tags all have
 // conflicting signals when nothing runs and nothing was locked: there is
 // no floor to settle for. Nil otherwise.
-func (dc *decider) noneAgree(d *Decision) *Refusal {
-	if len(d.Skipped) == 0 || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
+func (dc *decider) noneAgree(skipped []Skipped) *Refusal {
+	if len(skipped) == 0 || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
 		return nil
 	}
-	s := d.Skipped[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnknown, Chosen: s.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("every upstream tag of %s pin tried (%d, newest first) names an image whose own label contradicts it (%s: %s), nothing runs and nothing was locked: pin locks no image of unknown version, even with nothing to hold it against. In module %q (%s), write tags = \"<a regular expression>\" or constraint = \"<range>\" to leave those tags out, or policy = \"at-least-running\" and pin = \"sha256:<digest>\" of the image to lock (its label then says its version)",
-			dc.m.Image, len(d.Skipped), short(s.Image), s.Why, dc.m.Name, dc.m.DeclRange)}
+	return noneAgreeRefusal(dc.m, dc.opts, skipped)
 }
 
 // rank picks the newest tag that passes the filters and keeps the

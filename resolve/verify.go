@@ -128,20 +128,19 @@ func (v *verifier) check(ctx context.Context, m *catalogue.Module, img image.Ima
 	return r, err
 }
 
-// setupVerify loads the module's verify policy into dc (a hook of decide).
-func (dc *decider) setupVerify(d *Decision) error {
-	v, err := newVerifier(dc.in, dc.m)
+// verifierFor is module m's verify policy, nil without one; old is its
+// previous entry, whose recorded signature it may recheck.
+func verifierFor(in Input, m *catalogue.Module, old *lock.Module) (*verifier, error) {
+	v, err := newVerifier(in, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dc.ver = v
 	if v != nil {
-		d.Verification = v.found
-		if o := dc.old; o != nil && o.Image == dc.m.Image && o.Digest != "" && o.Signature != "" {
+		if o := old; o != nil && o.Image == m.Image && o.Digest != "" && o.Signature != "" {
 			v.recorded = map[string]string{o.Digest: o.Signature}
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // mustVerify refuses img (the pin, a floating tag) when it fails the
@@ -161,8 +160,7 @@ func (dc *decider) mustVerify(ctx context.Context, img image.Image, what string)
 		return nil
 	}
 	if errors.As(err, &f) {
-		return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: img, What: what, opts: dc.opts,
-			fix: fmt.Sprintf("%s %s fails the verify policy: %s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity), or pin a signed image", what, short(img), string(f.Reason)+detail(f), dc.m.Name)}
+		return unverifiedRefusal(dc.m, dc.opts, img, what, f)
 	}
 	return err
 }
@@ -215,7 +213,7 @@ func (dc *decider) newestVerified(ctx context.Context, tags []string, f Filters,
 // the previous entry staked (verified, or kept by allow_unverified) and
 // it fails, its verification is lost: a *Refusal, unless the catalogue's
 // allow_unverified keeps it, whose words e then records.
-func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
+func (dc *settled) stamp(ctx context.Context, e *lock.Module) error {
 	if e == nil {
 		return nil
 	}
@@ -238,7 +236,7 @@ func (dc *decider) stamp(ctx context.Context, e *lock.Module) error {
 	if err != nil {
 		return err
 	}
-	e.Verified, e.Signer, e.Signature = r.Method, r.Signer, r.Signature
+	e.Verified, e.Signer, e.Signature = lock.Method(r.Method), r.Signer, r.Signature
 	if r.Method == "" && staked(dc.m, dc.old, e.Digest) {
 		if r := dc.lost(img, dc.ver.failed[e.Digest]); r != nil {
 			return r
@@ -289,8 +287,5 @@ func (dc *decider) noneVerified() *Refusal {
 	if dc.ver == nil || len(dc.ver.found.Skipped) == 0 || dc.old != nil || slices.ContainsFunc(dc.obs, IsFloor) {
 		return nil
 	}
-	u := dc.ver.found.Skipped[0]
-	return &Refusal{Module: dc.m.Name, Kind: KindUnverified, Chosen: u.Image, What: "the newest upstream tag", opts: dc.opts,
-		fix: fmt.Sprintf("none of the newest %d upstream tags verifies and nothing runs or was locked: %s is %s%s. Sign it as the verify block of module %q asks (with a key it names, or as its keyless identity)",
-			len(dc.ver.found.Skipped), short(u.Image), u.Failure.Reason, detail(u.Failure), dc.m.Name)}
+	return noneVerifiedRefusal(dc.m, dc.opts, dc.ver.found.Skipped)
 }

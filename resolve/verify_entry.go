@@ -59,7 +59,7 @@ func VerifyEntry(ctx context.Context, in Input, m *catalogue.Module, e *lock.Mod
 	if err != nil {
 		return EntryCheck{}, err
 	}
-	if r.Method != e.Verified {
+	if lock.Method(r.Method) != e.Verified {
 		return EntryCheck{}, &verify.Failure{Digest: e.Digest, Reason: verify.UntrustedSigner, Detail: fmt.Sprintf("the lock records %s, the signature verifies as %s", e.Verified, r.Method)}
 	}
 	if r.Signer != e.Signer {

@@ -103,8 +103,8 @@ func verifiedEntry(policy, w, signer, sig string) *lock.Module {
 	if policy != "track-upstream" {
 		source = lock.SourcePin
 	}
-	return &lock.Module{Name: "svc", Policy: policy, Image: repo, Tag: img.Tag, Digest: img.Digest, Source: source, Reason: "r",
-		Verified: verify.MethodCosignKey, Signer: signer, Signature: sig}
+	return &lock.Module{Name: "svc", Policy: lock.Policy(policy), Image: repo, Tag: img.Tag, Digest: img.Digest, Source: source, Reason: "r",
+		Verified: lock.MethodCosignKey, Signer: signer, Signature: sig}
 }
 
 // keptEntry is a previous lock entry of word w kept unverified by the

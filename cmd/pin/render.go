@@ -151,8 +151,8 @@ func lockImage(m *lock.Module) *imageOutput {
 		return nil
 	}
 	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
-		Platforms: m.Platforms, Source: m.Source, Rule: m.Rule, Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
-		Verified: m.Verified, Signer: m.Signer, Signature: m.Signature, AllowUnverified: m.AllowUnverified, Hosts: m.Hosts}
+		Platforms: m.Platforms, Source: string(m.Source), Rule: string(m.Rule), Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
+		Verified: string(m.Verified), Signer: m.Signer, Signature: m.Signature, AllowUnverified: m.AllowUnverified, Hosts: m.Hosts}
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written, only bool) planOutput {
@@ -193,7 +193,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 				m.KeptFrom = d.Kept.Name
 			}
 		default:
-			m.Won = d.New.Source
+			m.Won = string(d.New.Source)
 		}
 		for _, e := range d.TakenOver {
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})
@@ -207,7 +207,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 	// taken over, or kept as retired entries (shown unless MODULE
 	// arguments named others).
 	for _, t := range p.TakenOver {
-		out.Modules = append(out.Modules, moduleOutput{Name: t.Entry.Name, Policy: t.Entry.Policy, Change: string(resolve.ChangeTakenOver), Old: lockImage(t.Entry),
+		out.Modules = append(out.Modules, moduleOutput{Name: t.Entry.Name, Policy: string(t.Entry.Policy), Change: string(resolve.ChangeTakenOver), Old: lockImage(t.Entry),
 			Observations: []observationOutput{}, TakenOverBy: t.By,
 			Why: fmt.Sprintf("module %s takes over its floor: the entry leaves the lock", joinAnd(quoteAll(t.By)))})
 	}
@@ -219,7 +219,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 		if r.Now {
 			ch = resolve.ChangeRetire
 		}
-		out.Modules = append(out.Modules, moduleOutput{Name: r.Entry.Name, Policy: r.Entry.Policy, Change: string(ch), Old: lockImage(r.Entry), New: lockImage(r.Entry),
+		out.Modules = append(out.Modules, moduleOutput{Name: r.Entry.Name, Policy: string(r.Entry.Policy), Change: string(ch), Old: lockImage(r.Entry), New: lockImage(r.Entry),
 			Observations: []observationOutput{}, Why: retiredWhy(r.Entry)})
 	}
 	return out

@@ -180,11 +180,11 @@ func imageOf(m *lock.Module) *Image {
 // the gate's cutovers of its containers.
 func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover) Module {
 	if d == nil {
-		return Module{Name: old.Name, Policy: old.Policy, Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{},
+		return Module{Name: old.Name, Policy: string(old.Policy), Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{},
 			Why: "the module is no longer in the catalogue: its entry stays in the lock as retired, a floor for any module that takes over what it ran"}
 	}
 	n := d.New
-	m := Module{Name: n.Name, Policy: n.Policy, From: imageOf(d.Old), To: imageOf(n), Won: n.Source, Rule: n.Rule, Why: n.Reason,
+	m := Module{Name: n.Name, Policy: string(n.Policy), From: imageOf(d.Old), To: imageOf(n), Won: string(n.Source), Rule: string(n.Rule), Why: n.Reason,
 		Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{}}
 	for _, t := range d.TakenOver {
 		m.TakesOver = append(m.TakesOver, t.Name)
@@ -199,7 +199,7 @@ func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover)
 		m.Cutover = append(m.Cutover, Cutover{Host: c.Observation.Host, Container: c.Observation.Container, Verdict: string(c.Verdict), Rule: string(c.Order.Rule)})
 	}
 	if n.Verified != "" {
-		m.Signature = &Signature{Method: n.Verified, Signer: n.Signer, Digest: n.Signature}
+		m.Signature = &Signature{Method: string(n.Verified), Signer: n.Signer, Digest: n.Signature}
 	}
 	m.Verdict = verdict(d, cuts)
 	return m

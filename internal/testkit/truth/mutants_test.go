@@ -41,7 +41,7 @@ var Mutants = []Mutant{
 	},
 	{
 		Name:        "pre-release newer than its release",
-		File:        "internal/version/version.go",
+		File:        "internal/version/compare.go",
 		Anchor:      "\tcase a.Pre == \"\":\n\t\treturn 1\n\tcase b.Pre == \"\":\n\t\treturn -1\n",
 		Replacement: "\tcase a.Pre == \"\":\n\t\treturn -1\n\tcase b.Pre == \"\":\n\t\treturn 1\n",
 		Rule:        "a release is newer than any of its pre-releases (1.28.0-rc.1 < 1.28.0)",
