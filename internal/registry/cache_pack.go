@@ -18,7 +18,7 @@ import (
 //
 // written with one write on a file opened for appending, so that no file
 // is created per blob: creating a file was most of a cold run's CPU on an
-// ext4 disk (issue 17: about a millisecond of system time each, under
+// ext4 disk (about a millisecond of system time each, under
 // load). A process reads the pack's records' headers once, skipping their
 // content, into an index of digest → offset, and reads a blob with one
 // positioned read. Content is verified against its digest on every read,
@@ -50,7 +50,7 @@ type packIndex struct {
 	mine map[packKey]bool
 	// r and w are the pack opened for reading and for appending, once per
 	// process: opening and closing the file for every blob was 7% of a
-	// warm 1,100-module resolve's CPU (issue 17). Positioned reads on one
+	// warm 1,100-module resolve's CPU. Positioned reads on one
 	// file are safe from many goroutines.
 	r *os.File
 	w appender

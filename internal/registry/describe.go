@@ -99,7 +99,7 @@ func describe(ctx context.Context, s store, repo, ref, platform string) (image.I
 
 // manifestDoc is what describe reads of a manifest or an index, decoded
 // once: go-containerregistry's v1.Manifest and v1.IndexManifest decode
-// every field, which was most of a warm run's JSON time (issue 17).
+// every field, which was most of a warm run's JSON time.
 type manifestDoc struct {
 	MediaType types.MediaType `json:"mediaType"`
 	Config    struct {

@@ -292,11 +292,11 @@ func (r *Remote) puller() *remote.Puller {
 // with what go-containerregistry keeps for each. A name is asked for in
 // every call of a module's decision, and at most a few dozen modules are
 // decided at once; a memory of every repository of a run grew with the
-// catalogue (issue 17: 1,100 repositories, 0.5 MB kept to the end).
+// catalogue (1,100 repositories, 0.5 MB kept to the end).
 const recentRepositories = 256
 
 // repoMemo remembers repositories by the name a caller gave (parsing and
-// checking a name each time was 3.7% of a warm resolve's CPU, issue 17),
+// checking a name each time was 3.7% of a warm resolve's CPU),
 // up to recentRepositories of them, and the remote.Puller that reads
 // them. A Puller keeps a fetcher for every repository it ever read; with
 // pin's transport doing the authentication, a fetcher costs no request to

@@ -49,7 +49,7 @@ type describedKey struct{ repo, digest, platform string }
 // recentDigests is how many described digests a Remote remembers. A
 // module's re-reads come within its own decision, while at most a few
 // dozen modules are decided at once; remembering every digest of a run
-// kept a second copy of every image until the end (issue 17: 1,100
+// kept a second copy of every image until the end (1,100
 // modules, 2,200 images), and 512 of them kept 0.1 MB more than 128 to
 // the end of a run (16 modules decided at once, two digests each). When
 // it starts again, a module in the middle of its decision reads a digest
