@@ -147,7 +147,9 @@ func TestFileRefusals(t *testing.T) {
 			p := publishFile(t, dir, "mesh-2", readAt, k)
 			return p
 		}, published.OtherHost, "published by mesh-2"},
-		{"too old", func(t *testing.T, dir string) string { return publishFile(t, dir, "mesh-1", now.Add(-time.Hour-time.Second), k) }, published.TooOld, "max_age is 1h0m0s"},
+		{"too old", func(t *testing.T, dir string) string {
+			return publishFile(t, dir, "mesh-1", now.Add(-time.Hour-time.Second), k)
+		}, published.TooOld, "max_age is 1h0m0s"},
 		{"future", func(t *testing.T, dir string) string {
 			return publishFile(t, dir, "mesh-1", now.Add(published.ClockSkew+time.Second), k)
 		}, published.Future, "not clock skew"},
