@@ -95,7 +95,9 @@ func TestReadSlowHostHoldsNobody(t *testing.T) {
 		"b":    fake{name: "b", inFlight: &inFlight, peak: &peak},
 	}
 	done := make(chan map[string]fleet.Result)
-	go func() { done <- fleet.Read(context.Background(), hosts, fleet.Options{Concurrency: 1, Timeout: 100 * time.Millisecond}) }()
+	go func() {
+		done <- fleet.Read(context.Background(), hosts, fleet.Options{Concurrency: 1, Timeout: 100 * time.Millisecond})
+	}()
 	select {
 	case got := <-done:
 		if got["a"].Err != nil || got["b"].Err != nil || got["hung"].Err == nil {
