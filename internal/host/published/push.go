@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -39,8 +40,8 @@ func Push(ctx context.Context, repo string, o *Observation, s *Signer, opts Push
 		return "", fmt.Errorf("observation repository %q: %w", repo, err)
 	}
 	tag, err := name.NewTag(r.Name()+":"+o.Host, name.StrictValidation)
-	if err != nil {
-		return "", fmt.Errorf("host %q cannot name a tag (letters, digits, '_', '.', '-'; at most 128): %w", o.Host, err)
+	if err != nil || !ociTag.MatchString(o.Host) {
+		return "", fmt.Errorf("host %q cannot name a tag: letters, digits, '_', '.', '-', at most 128, not starting with '.' or '-'", o.Host)
 	}
 	body, err := o.Marshal()
 	if err != nil {
@@ -92,6 +93,9 @@ func Push(ctx context.Context, repo string, o *Observation, s *Signer, opts Push
 	}
 	return byDigest.String(), nil
 }
+
+// ociTag is what an OCI tag may be (the distribution spec's grammar).
+var ociTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // artifact is the OCI artifact holding body: an image manifest whose
 // config is of ConfigMediaType and whose one layer is body.

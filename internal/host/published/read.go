@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -65,13 +66,20 @@ type Host struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
-	policy *sigstore.Policy
-	trust  string
+	once    sync.Once
+	openErr error
+	policy  *sigstore.Policy
+	trust   string
 }
 
-// Open loads the host's trust policy; a policy that does not load is bad
-// input, reported before any host is read.
+// Open loads the host's trust policy, once; a policy that does not load
+// is bad input, to report before any host is read (Read calls it too).
 func (h *Host) Open() error {
+	h.once.Do(func() { h.openErr = h.open() })
+	return h.openErr
+}
+
+func (h *Host) open() error {
 	spec := h.Trust
 	// An observation is bound to the repository it is published in: a
 	// signed observation copied to another fleet's repository does not
@@ -102,10 +110,8 @@ func (h *Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 // Read is Observe, with the whole observation and how it was verified.
 func (h *Host) Read(ctx context.Context) (*Observation, error) {
-	if h.policy == nil {
-		if err := h.Open(); err != nil {
-			return nil, err
-		}
+	if err := h.Open(); err != nil {
+		return nil, err
 	}
 	var (
 		body  []byte
