@@ -134,6 +134,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	root.AddCommand(newInitCmd(g, s))
 	root.AddCommand(newExportCmd(g, s))
 	root.AddCommand(newProposeCmd(g, s))
+	root.AddCommand(newObserveCmd(g, s))
 	setVersion(root)
 	return root
 }
