@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -60,7 +61,7 @@ func Push(ctx context.Context, repo string, o *Observation, s *Signer, opts Push
 		ropts = append(ropts, remote.WithTransport(opts.Transport))
 	}
 	byDigest := r.Digest(d.String())
-	if err := remote.Write(byDigest, img, ropts...); err != nil {
+	if err := retry(ctx, func() error { return remote.Write(byDigest, img, ropts...) }); err != nil {
 		return "", fmt.Errorf("pushing the observation of %s to %s: %w", o.Host, r, err)
 	}
 	pl, err := json.Marshal(payload.SimpleContainerImage{
@@ -85,13 +86,36 @@ func Push(ctx context.Context, repo string, o *Observation, s *Signer, opts Push
 	if err != nil {
 		return "", err
 	}
-	if err := remote.Write(r.Tag(sigstore.SignatureTag(d.String())), sigImg, ropts...); err != nil {
+	if err := retry(ctx, func() error { return remote.Write(r.Tag(sigstore.SignatureTag(d.String())), sigImg, ropts...) }); err != nil {
 		return "", fmt.Errorf("pushing the signature of %s's observation: %w", o.Host, err)
 	}
-	if err := remote.Tag(tag, img, ropts...); err != nil {
+	if err := retry(ctx, func() error { return remote.Tag(tag, img, ropts...) }); err != nil {
 		return "", fmt.Errorf("tagging the observation of %s as %s: %w", o.Host, tag, err)
 	}
 	return byDigest.String(), nil
+}
+
+// retry runs a write up to three times. Every observation of a fleet
+// shares its config blob, and a registry receiving the same blob from
+// many hosts at once may fail one upload (distribution answers
+// DIGEST_INVALID, then MANIFEST_BLOB_UNKNOWN); the next attempt finds
+// the blob there. Every write is idempotent: content by digest, a tag
+// set to the same digest.
+func retry(ctx context.Context, write func() error) error {
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+			}
+		}
+		if err = write(); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // ociTag is what an OCI tag may be (the distribution spec's grammar).
