@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -90,4 +91,17 @@ func runObserve(ctx context.Context, o *observeOptions, s streams) error {
 	fmt.Fprintf(s.Out, "pin observe: %s: %d containers, read %s, signed by %s, written to %s and %s\n",
 		o.Host, len(obs.Snapshot.Containers), obs.ReadAt.Format("2006-01-02T15:04:05Z"), signer.Fingerprint, path, published.SignatureFile(path))
 	return nil
+}
+
+// skippedHosts says which hosts a run goes on without (skip_unreachable),
+// and why, in host order.
+func skippedHosts(s streams, skipped map[string]error) {
+	names := make([]string, 0, len(skipped))
+	for n := range skipped {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(s.Err, "pin: host %s skipped (skip_unreachable): %v; its modules are held against the other hosts and the lock only\n", n, skipped[n])
+	}
 }

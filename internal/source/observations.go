@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -61,3 +62,6 @@ func (b *observationHosts) host(h *catalogue.Host) observe.Host {
 	p.Registry = rem
 	return p
 }
+
+// isRefusal reports whether err is a published observation refused.
+func isRefusal(err error) bool { return errors.Is(err, published.ErrRefused) }
