@@ -3,6 +3,7 @@ package published_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -248,5 +249,24 @@ func TestOCIWarmReadIsOneHeadPerHost(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]int{"HEAD manifest": len(hosts)}, readAll()); d != "" {
 		t.Fatalf("warm again (-want +got):\n%s", d)
+	}
+}
+
+// TestOCISignedByCosignItself: an observation artifact signed by "cosign
+// sign --key" (not by pin) is read, with cosign's public key.
+func TestOCISignedByCosignItself(t *testing.T) {
+	addr := testenv.Registry(t)
+	cosign := testenv.Cosign(t)
+	repo := fmt.Sprintf("%s/fleet/cosign-signed-%d", addr, time.Now().UnixNano())
+	// Published unsigned (by copying a signed one out of scratch), then
+	// signed by cosign.
+	scratch := push(t, repo+"-scratch", observation("mesh-1", readAt), signer(t, verifytest.NewKey(t)))
+	copyRef(t, scratch, repo+":mesh-1")
+	d := scratch[strings.Index(scratch, "@")+1:]
+	cosign.Sign(t, repo+"@"+d)
+
+	reg, _ := run(addr, t.TempDir())
+	if _, err := ociHost("mesh-1", repo, reg, cosign.Pub, "", readAt.Add(time.Minute)).Observe(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
