@@ -13,7 +13,7 @@ var (
 
 // Words the generator draws images from: versions in several variants,
 // pre-releases, floating tags, good, epoch and future build dates, labels.
-// (The property that knows the truth is internal/truth's; these words feed
+// (The property that knows the truth is internal/testkit/truth's; these words feed
 // the resolve ↔ outdated consistency check.)
 var genWords = []string{
 	"1.22.6", "1.27.3", "1.27.3/2026-09-01", "1.27.3/2026-09-20", "1.27", "1.28.0-rc.1",

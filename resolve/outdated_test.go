@@ -368,19 +368,3 @@ func (b brokenRegistry) Tags(context.Context, string) ([]string, error) { return
 func (b brokenRegistry) Image(context.Context, string, string, string) (image.Image, error) {
 	return image.Image{}, b.err
 }
-
-// TestSourceErrorNamesOnce: a source is named once, whether or not its
-// adapter's error names it already.
-func TestSourceErrorNamesOnce(t *testing.T) {
-	for _, tc := range []struct{ source, err, want string }{
-		{"host h1", "host h1 (unix:///run/docker.sock): reading engine info: EOF", "host h1 (unix:///run/docker.sock): reading engine info: EOF"},
-		{"host h1", "host h1: gone", "host h1: gone"},
-		{"host h1", "snapshot of host h1 (h1.json): no such file", "snapshot of host h1 (h1.json): no such file"},
-		{"host h1", "host h10 (tcp://x): EOF", "host h1: host h10 (tcp://x): EOF"},
-		{"registry of r/x", "listing tags of r/x: EOF", "registry of r/x: listing tags of r/x: EOF"},
-	} {
-		if got := (&observe.SourceError{Source: tc.source, Err: errors.New(tc.err)}).Error(); got != tc.want {
-			t.Errorf("observe.SourceError{%q, %q} = %q, want %q", tc.source, tc.err, got, tc.want)
-		}
-	}
-}

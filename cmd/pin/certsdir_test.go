@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestCertsDir resolves a module of the registry that requires a client

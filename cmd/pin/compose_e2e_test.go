@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // dockerCompose runs Debian's docker-compose (1.29) on the test engine, in

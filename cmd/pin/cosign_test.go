@@ -16,10 +16,10 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // The tests here sign with the real cosign CLI (v2.6.5, scripts/cosign) on

@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
-	"github.com/pin-tool/pin/internal/source"
-	"github.com/pin-tool/pin/resolve"
 )
 
 type exportOptions struct {
@@ -120,146 +114,28 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	if !flags.Names() {
-		for _, c := range exp.Compose {
-			p, err := (&composeFlags{Files: c.Files, ProjectName: c.ProjectName, Profiles: c.Profiles}).load(ctx, s)
-			if err != nil {
-				return err
-			}
-			projects = append(projects, p)
-		}
-	}
-	cov := export.NewCoverage(in.Catalogue, in.Lock)
-
-	var results []export.Result
-	for i, p := range projects {
-		if exp.Compose[i].InPlace {
-			srcs, err := readFiles(p.Files)
-			if err != nil {
-				return err
-			}
-			r, err := export.InPlace(p, cov, srcs)
-			if err != nil {
-				return withCode(exitInput, err)
-			}
-			results = append(results, r)
-		} else {
-			old, err := readIfExists(export.OverridePath(p.Files[0]))
-			if err != nil {
-				return withCode(exitInput, err)
-			}
-			results = append(results, export.Override(p, cov, old))
-		}
-	}
-	for _, dir := range exp.Manifests {
-		files, err := manifestFiles(dir)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		srcs, err := readFiles(files)
+	for _, c := range exp.Compose[len(projects):] {
+		p, err := (&composeFlags{Files: c.Files, ProjectName: c.ProjectName, Profiles: c.Profiles}).load(ctx, s)
 		if err != nil {
 			return err
 		}
-		r, err := export.Manifests(cov, files, srcs)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		results = append(results, r)
+		projects = append(projects, p)
 	}
-	for _, dir := range exp.Kustomize {
-		refs, _, err := readManifests(dir)
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(dir, "kustomization.yaml")
-		old, err := os.ReadFile(path)
-		if err != nil {
-			return withCode(exitInput, fmt.Errorf("reading the kustomization: %w", err))
-		}
-		r, err := export.Kustomize(path, cov, refs, old)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		results = append(results, r)
+	rep, err := export.Run(ctx, in.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
+	if rep != nil { // the gate has asked what it asks
+		requestSummary(o.globalOptions, s, in.Registries)
 	}
-	for _, f := range exp.Env {
-		old, err := readIfExists(f)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		results = append(results, export.Env(f, cov, old))
+	if err != nil {
+		return exportError(err)
 	}
-
-	// The floor guarantee: what is written must not downgrade what a host
-	// runs, by the rules of pin plan.
-	modules := map[string]bool{}
-	for _, r := range results {
-		for _, e := range r.Entries {
-			modules[e.Module] = true
+	if len(rep.Unsafe) > 0 {
+		for _, c := range rep.Unsafe {
+			fmt.Fprintln(s.Err, sanitize(fmt.Sprintf("%s/%s (module %s): %s: runs %s, the lock names %s", c.Observation.Host, c.Observation.Container, c.Module,
+				strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref())))
 		}
+		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
 	}
-	if err := exportFloors(ctx, o, s, in, modules); err != nil {
-		return err
-	}
-
-	out := exportOutput{Schema: JSONSchema, Command: "export", Check: o.Check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
-	seen := map[string]bool{}
-	var files []export.File
-	for _, r := range results {
-		for _, e := range r.Entries {
-			out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
-		}
-		for _, sk := range r.Skipped {
-			out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why, Unwritten: sk.Unwritten})
-		}
-		for _, f := range r.Findings {
-			out.Findings = append(out.Findings, exportFinding{Where: f.Where, Message: f.Msg})
-		}
-		for _, f := range r.Files {
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed()})
-				files = append(files, f)
-			}
-		}
-	}
-	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
-	changed, unwritten := 0, 0
-	for _, f := range out.Files {
-		if f.Changed {
-			changed++
-		}
-	}
-	for _, sk := range out.Skipped {
-		if sk.Unwritten {
-			unwritten++
-		}
-	}
-	// Every file is checked before any is written: a refusal writes none.
-	var refused []error
-	for _, f := range files {
-		if f.Changed() {
-			if _, err := atomicfile.Check(f.Path, f.Bytes, f.WriteOptions(o.Force)); err != nil {
-				refused = append(refused, explainWrite(err))
-			}
-		}
-	}
-	if len(refused) > 0 && !o.Check {
-		return withCode(exitInput, fmt.Errorf("%w; nothing written", errors.Join(refused...)))
-	}
-	if !o.Check {
-		for _, f := range files {
-			if !f.Changed() {
-				continue
-			}
-			if _, err := atomicfile.Write(f.Path, f.Bytes, f.WriteOptions(o.Force)); err != nil {
-				return withCode(exitInput, explainWrite(err))
-			}
-		}
-		for i := range out.Files {
-			out.Files[i].Written = out.Files[i].Changed
-		}
-	}
+	out := exportReport(rep, o.Check)
 	if o.Format == "json" {
 		if err := writeJSON(s.Out, out); err != nil {
 			return err
@@ -267,26 +143,21 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	} else {
 		writeExport(s, out)
 	}
-	if o.Check && (changed > 0 || len(out.Findings) > 0 || unwritten > 0 || len(refused) > 0) {
-		for _, err := range refused {
-			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
-		}
-		var why []string
-		if changed > 0 || len(out.Findings) > 0 {
-			why = append(why, fmt.Sprintf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves: run pin export without --check", changed, len(out.Findings)))
-		}
-		if unwritten > 0 {
-			why = append(why, fmt.Sprintf("%d reference(s) a module covers could not be checked: write them as said above", unwritten))
-		}
-		if len(why) == 0 {
-			why = append(why, "a file pin would write is not pin's (said above)")
-		}
-		return withCode(exitFindings, errors.New(strings.Join(why, "; ")))
+	return exportVerdict(s, out, rep)
+}
+
+// exportError maps an export's error to an exit code: its input (2), or
+// a host or registry (3, or 2 when the input is at fault there too).
+func exportError(err error) error {
+	var ie *export.InputError
+	var he *export.HostError
+	switch {
+	case errors.As(err, &ie):
+		return withCode(exitInput, err)
+	case errors.As(err, &he):
+		return hostFailure(he.Host, he.Err, "its floors are not known, nothing written")
 	}
-	if unwritten > 0 {
-		return withCode(exitFindings, fmt.Errorf("%d reference(s) a module covers could not be written (said above); what could be was", unwritten))
-	}
-	return nil
+	return withCode(sourceCode(err), err)
 }
 
 // exportsOf is what export writes: the flags' exports, or the
@@ -313,73 +184,6 @@ func exportsOf(cat *catalogue.Catalogue, flags catalogue.Export, s streams) (cat
 	return exp, nil
 }
 
-// writeOptions is how export writes f: an override only over pin's own
-// (or with --force), a file it edits only while it holds what was read.
-// explainWrite adds to a refused write what to do about it.
-func explainWrite(err error) error {
-	switch {
-	case errors.Is(err, atomicfile.ErrNotOwned):
-		return fmt.Errorf("%w: it lacks the header pin writes, so a person wrote it; pass --force to replace it, or move it away", err)
-	case errors.Is(err, atomicfile.ErrChanged):
-		return fmt.Errorf("%w: it changed while pin export ran; run pin export again", err)
-	case errors.Is(err, atomicfile.ErrDanglingLink):
-		return fmt.Errorf("%w: create the file it names, or remove the link", err)
-	}
-	return fmt.Errorf("writing %w", err)
-}
-
-// exportFloors previews the cutover of the exported modules on every host
-// that answered, and refuses a downgrade or an unknown order. A host that
-// could not be read is an error: its floors are not known.
-func exportFloors(ctx context.Context, o *exportOptions, s streams, in *source.Inputs, modules map[string]bool) error {
-	hosts := map[string]bool{}
-	for _, m := range in.Catalogue.Modules {
-		if !modules[m.Name] {
-			continue
-		}
-		for _, ro := range m.RunsOn {
-			hosts[ro.Host] = true
-		}
-	}
-	names := make([]string, 0, len(hosts))
-	for h := range hosts {
-		names = append(names, h)
-	}
-	slices.Sort(names)
-	var bad []string
-	for _, h := range names {
-		if err, ok := in.Observed.Errors[h]; ok {
-			code := exitSource
-			if badInput(err) {
-				code = exitInput
-			}
-			return withCode(code, fmt.Errorf("host %s: %w; its floors are not known, nothing written", h, err))
-		}
-		cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier, Now: o.now(), Host: h})
-		if err != nil {
-			if badInput(err) {
-				return withCode(exitInput, err)
-			}
-			return withCode(exitSource, err)
-		}
-		for _, c := range cuts {
-			if !modules[c.Module] || c.Safe() {
-				continue
-			}
-			bad = append(bad, fmt.Sprintf("%s/%s (module %s): %s: runs %s, the lock names %s", h, c.Observation.Container, c.Module, strings.ToUpper(string(c.Verdict)),
-				describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref()))
-		}
-	}
-	requestSummary(o.globalOptions, s, in.Registries)
-	if len(bad) > 0 {
-		for _, b := range bad {
-			fmt.Fprintln(s.Err, sanitize(b))
-		}
-		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
-	}
-	return nil
-}
-
 func describeImage(tag, digest string) string {
 	switch {
 	case tag != "" && digest != "":
@@ -395,26 +199,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// readFiles reads each of paths, by path; a file that cannot be read is
-// exit 2.
-func readFiles(paths []string) (map[string][]byte, error) {
-	srcs := make(map[string][]byte, len(paths))
-	for _, f := range paths {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, withCode(exitInput, err)
-		}
-		srcs[f] = b
-	}
-	return srcs, nil
-}
-
-func readIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
 }

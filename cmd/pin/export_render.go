@@ -1,6 +1,13 @@
 package main
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/export"
+)
 
 // exportOutput is pin export's result, the JSON of --format json.
 type exportOutput struct {
@@ -85,4 +92,56 @@ func writeExport(s streams, out exportOutput) {
 	case !out.Check:
 		fmt.Fprintln(s.Out, "Nothing to write: every file agrees with the lock.")
 	}
+}
+
+// exportReport is the report of an export as the command shows it.
+func exportReport(rep *export.Report, check bool) exportOutput {
+	out := exportOutput{Schema: JSONSchema, Command: "export", Check: check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
+	for _, e := range rep.Entries {
+		out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
+	}
+	for _, sk := range rep.Skipped {
+		out.Skipped = append(out.Skipped, exportSkip{What: sk.What, Why: sk.Why, Unwritten: sk.Unwritten})
+	}
+	for _, f := range rep.Findings {
+		out.Findings = append(out.Findings, exportFinding{Where: f.Where, Message: f.Msg})
+	}
+	for _, f := range rep.Files {
+		out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed(), Written: rep.Written && f.Changed()})
+	}
+	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// exportVerdict is the exit of an export, once its report is shown: 1
+// with --check when a file disagrees with the lock (or would be refused),
+// and whenever a reference a module covers could not be written.
+func exportVerdict(s streams, out exportOutput, rep *export.Report) error {
+	changed := 0
+	for _, f := range out.Files {
+		if f.Changed {
+			changed++
+		}
+	}
+	unwritten := rep.Unwritten()
+	if out.Check && (changed > 0 || len(out.Findings) > 0 || unwritten > 0 || len(rep.Refused) > 0) {
+		for _, err := range rep.Refused {
+			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
+		}
+		var why []string
+		if changed > 0 || len(out.Findings) > 0 {
+			why = append(why, fmt.Sprintf("%d file(s) disagree with the lock, %d reference(s) disagree with themselves: run pin export without --check", changed, len(out.Findings)))
+		}
+		if unwritten > 0 {
+			why = append(why, fmt.Sprintf("%d reference(s) a module covers could not be checked: write them as said above", unwritten))
+		}
+		if len(why) == 0 {
+			why = append(why, "a file pin would write is not pin's (said above)")
+		}
+		return withCode(exitFindings, errors.New(strings.Join(why, "; ")))
+	}
+	if unwritten > 0 {
+		return withCode(exitFindings, fmt.Errorf("%d reference(s) a module covers could not be written (said above); what could be was", unwritten))
+	}
+	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestFailClosedEndToEnd: the fail-closed cases that involve a real

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // TestNoCatalogueSaysPinInit: with no catalogue (the default file, a

@@ -44,7 +44,7 @@ catalogue can name as the host's snapshot, for offline use.`,
 // be read writes nothing.
 func writeSnapshot(path string, seen observe.Observed, hostName string) error {
 	if err, ok := seen.Errors[hostName]; ok {
-		return withCode(exitSource, fmt.Errorf("host %s: %w; no snapshot written", hostName, err))
+		return hostFailure(hostName, err, "no snapshot written")
 	}
 	s := seen.Snapshots[hostName]
 	b, err := s.Marshal()
@@ -111,19 +111,14 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		return err
 	}
 	if err, ok := in.Observed.Errors[o.Host]; ok {
-		code := exitSource
-		if badInput(err) {
-			code = exitInput
-		}
-		return withCode(code, fmt.Errorf("host %s: %w", o.Host, err))
+		return hostFailure(o.Host, err, "")
 	}
-	cuts, err := resolve.PlanCutover(ctx, resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier, Now: o.now(), Host: o.Host})
+	rin := in.Input(o.now())
+	rin.Host = o.Host
+	cuts, err := resolve.PlanCutover(ctx, rin)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
-		if badInput(err) {
-			return withCode(exitInput, err)
-		}
-		return withCode(exitSource, err)
+		return withCode(sourceCode(err), err)
 	}
 	out := cutoverOutput{Schema: JSONSchema, Command: "plan", Host: o.Host, Safe: true, Items: []cutoverItem{}}
 	for _, c := range cuts {

@@ -5,14 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/imageref"
@@ -61,6 +56,7 @@ type initOptions struct {
 	Host      string
 	Policy    string
 	Digest    bool
+	Platform  string
 }
 
 func newInitCmd(g *globalOptions, s streams) *cobra.Command {
@@ -89,7 +85,11 @@ rewrites a module: run it again and it adds only what is missing.
 With --host H, modules from Compose files and manifests run on H (runs_on
 { compose = "<project>/<service>" }, or { workload, container }). The policy
 is at-least-running unless --policy says otherwise. New modules are appended
-to the catalogue file (created if absent; in a catalogue folder, init.hcl).`,
+to the catalogue file (created if absent; in a catalogue folder, init.hcl).
+
+With --digest, each tag is pinned at the digest it names now on the
+registry, for --platform: by default the platform every running container
+of --from-host runs (when they agree), else linux/amd64.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInit(cmd.Context(), o, s)
@@ -100,6 +100,7 @@ to the catalogue file (created if absent; in a catalogue folder, init.hcl).`,
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "a catalogue host whose containers to add")
 	cmd.Flags().StringVar(&o.Host, "host", "", "the catalogue host that Compose services and manifests run on")
 	cmd.Flags().BoolVar(&o.Digest, "digest", false, "pin Compose and manifest images at tag@digest, the digest each tag names now (asks the registries)")
+	cmd.Flags().StringVar(&o.Platform, "platform", "", "the platform whose digest --digest pins (default: the platform of what --from-host runs, else linux/amd64)")
 	cmd.Flags().StringVar(&o.Policy, "policy", string(catalogue.AtLeastRunning), "policy of modules from Compose files and manifests")
 	return cmd
 }
@@ -108,121 +109,93 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 	if len(o.compose.Files) == 0 && o.Manifests == "" && o.FromHost == "" {
 		return withCode(exitInput, errors.New("init needs --compose FILE, --manifests DIR or --from-host HOST"))
 	}
-	policy := catalogue.Policy(o.Policy)
-	if !slices.Contains(catalogue.Policies, policy) {
-		return withCode(exitInput, fmt.Errorf("--policy %q: write at-least-running, track-upstream or exact", o.Policy))
-	}
-	target, srcs, err := catalogueFiles(o.Catalogue)
+	policy, err := scaffold.ParsePolicy(o.Policy)
 	if err != nil {
 		return withCode(exitInput, err)
 	}
-	var cat *catalogue.Catalogue
-	if len(srcs) > 0 {
-		c, diags := catalogue.Parse(srcs...)
-		if diags.HasErrors() {
-			printDiags(s, c.Files, diags)
-			return withCode(exitInput, fmt.Errorf("catalogue %s has errors: %w", o.Catalogue, errReported))
-		}
-		cat = c
+	cur, err := scaffold.Open(o.Catalogue)
+	if err != nil {
+		return initError(s, err)
 	}
-	if o.Host != "" && (cat == nil || cat.Host(o.Host) == nil) {
-		return withCode(exitInput, fmt.Errorf("--host %s: the catalogue has no host %q; add host %q { docker = \"unix:///var/run/docker.sock\" } first", o.Host, o.Host, o.Host))
+	if err := cur.CheckHost(o.Host); err != nil {
+		return withCode(exitInput, err)
 	}
-
-	var cands []scaffold.Candidate
-	var skips []scaffold.Skip
+	found := scaffold.Found{FromHost: o.FromHost}
 	if o.FromHost != "" {
 		in, err := load(ctx, o.globalOptions, s, o.FromHost, nil)
 		if err != nil {
 			return err
 		}
 		if err, ok := in.Observed.Errors[o.FromHost]; ok {
-			return withCode(exitSource, fmt.Errorf("host %s: %w", o.FromHost, err))
+			return hostFailure(o.FromHost, err, "")
 		}
-		c, sk := scaffold.FromHost(in.Catalogue, o.FromHost, in.Observed.Snapshots[o.FromHost])
-		cands, skips = append(cands, c...), append(skips, sk...)
+		found.Snapshot = in.Observed.Snapshots[o.FromHost]
 	}
 	if len(o.compose.Files) > 0 {
-		p, err := o.compose.load(ctx, s)
-		if err != nil {
+		if found.Project, err = o.compose.load(ctx, s); err != nil {
 			return err
 		}
-		c, sk, err := scaffold.FromCompose(p, o.Host, policy)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		cands, skips = append(cands, c...), append(skips, sk...)
 	}
 	if o.Manifests != "" {
-		refs, kinds, err := readManifests(o.Manifests)
-		if err != nil {
-			return err
-		}
-		c, sk, err := scaffold.FromManifests(refs, kinds, o.Host, policy)
-		if err != nil {
+		if found.Manifests, found.Kinds, err = imageref.ReadManifests(o.Manifests); err != nil {
 			return withCode(exitInput, err)
 		}
-		cands, skips = append(cands, c...), append(skips, sk...)
 	}
-
+	opts := scaffold.Options{Host: o.Host, Policy: policy}
 	if o.Digest {
-		regCat := cat
-		if regCat == nil {
-			regCat = &catalogue.Catalogue{}
-		}
-		regs := source.NewRegistries(regCat, o.sourceOptions())
-		err := scaffold.AddDigests(ctx, cands, func(ctx context.Context, repo, tag string) (string, error) {
-			reg := regs.For(repo)
-			if reg == nil {
-				return "", errors.New("no registry may be asked (offline?)")
-			}
-			img, err := reg.Image(ctx, repo, tag, "linux/amd64")
-			return img.Digest, err
-		})
-		if err != nil {
-			return withCode(exitSource, err)
-		}
+		opts.Digests = o.digests(cur.Catalogue, scaffold.Platform(o.Platform, found.Snapshot))
 	}
-	add, more := scaffold.Plan(cat, cands)
-	skips = append(skips, more...)
-	var old []byte
-	for _, src := range srcs {
-		if src.Filename == target {
-			old = src.Bytes
+	rep, err := scaffold.Run(ctx, cur, found, opts)
+	if err != nil {
+		return initError(s, err)
+	}
+	return writeInit(s, o.Format, rep)
+}
+
+// digests is how --digest asks the registries of cat for the digest a tag
+// names now, on platform.
+func (o *initOptions) digests(cat *catalogue.Catalogue, platform string) scaffold.Resolver {
+	if cat == nil {
+		cat = &catalogue.Catalogue{}
+	}
+	regs := source.NewRegistries(cat, o.sourceOptions())
+	return func(ctx context.Context, repo, tag string) (string, error) {
+		reg := regs.For(repo)
+		if reg == nil {
+			return "", errors.New("no registry may be asked (offline?)")
 		}
+		img, err := reg.Image(ctx, repo, tag, platform)
+		return img.Digest, err
 	}
-	rendered := scaffold.Render(old, add)
-	// What is written must load: check the whole catalogue with it.
-	next := slices.DeleteFunc(slices.Clone(srcs), func(src catalogue.Source) bool { return src.Filename == target })
-	next = append(next, catalogue.Source{Filename: target, Bytes: rendered})
-	if c, diags := catalogue.Parse(next...); diags.HasErrors() {
-		printDiags(s, c.Files, diags)
-		return withCode(exitInput, fmt.Errorf("the modules init would add do not load; nothing written: %w", errReported))
+}
+
+// initError maps an error of init to an exit code: a registry (3), else
+// the input (2); a catalogue that does not load is printed here.
+func initError(s streams, err error) error {
+	var de *scaffold.DiagnosticsError
+	var dg *scaffold.DigestError
+	switch {
+	case errors.As(err, &de):
+		printDiags(s, de.Files, de.Diagnostics)
+		return withCode(exitInput, fmt.Errorf("%s: %w", de.Msg, errReported))
+	case errors.As(err, &dg):
+		return withCode(exitSource, err)
 	}
-	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: target, Added: []initAdded{}, Skipped: []initSkip{}}
-	for _, c := range add {
+	return withCode(exitInput, err)
+}
+
+// writeInit renders what init added and skipped.
+func writeInit(s streams, format string, rep *scaffold.Report) error {
+	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: rep.Target, Written: rep.Written, Added: []initAdded{}, Skipped: []initSkip{}}
+	for _, c := range rep.Added {
 		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
 		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
 		out.Added = append(out.Added, a)
 	}
-	for _, sk := range skips {
+	for _, sk := range rep.Skipped {
 		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why})
 	}
-	if len(add) > 0 {
-		// Appended to the bytes read, written only while the file still
-		// holds them: an edit made meanwhile is never lost.
-		if _, err := atomicfile.Write(target, rendered, atomicfile.Options{Since: &old}); err != nil {
-			switch {
-			case errors.Is(err, atomicfile.ErrChanged):
-				err = fmt.Errorf("%w: it changed while pin init ran; run pin init again", err)
-			case errors.Is(err, atomicfile.ErrDanglingLink):
-				err = fmt.Errorf("%w: create the file it names, or remove the link", err)
-			}
-			return withCode(exitInput, fmt.Errorf("writing catalogue %w; nothing written", err))
-		}
-		out.Written = true
-	}
-	if o.Format == "json" {
+	if format == "json" {
 		return writeJSON(s.Out, out)
 	}
 	for _, a := range out.Added {
@@ -232,9 +205,9 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
 	}
 	if out.Written {
-		fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(out.Added), target)
+		fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(out.Added), rep.Target)
 	} else {
-		fmt.Fprintf(s.Out, "Nothing to add: %s has a module for everything found.\n", target)
+		fmt.Fprintf(s.Out, "Nothing to add: %s has a module for everything found.\n", rep.Target)
 	}
 	return nil
 }
@@ -264,89 +237,4 @@ type initAdded struct {
 	Workload  string `json:"workload,omitempty"`
 	Container string `json:"container,omitempty"`
 	From      string `json:"from"`
-}
-
-// catalogueFiles returns the file init writes to (the catalogue file, or
-// init.hcl in a catalogue folder) and the catalogue's files as they are
-// (none when it does not exist yet).
-func catalogueFiles(path string) (string, []catalogue.Source, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return path, nil, nil
-	case err != nil:
-		return "", nil, err
-	case !fi.IsDir():
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", nil, err
-		}
-		return path, []catalogue.Source{{Filename: path, Bytes: b}}, nil
-	}
-	files, err := filepath.Glob(filepath.Join(path, "*.hcl"))
-	if err != nil {
-		return "", nil, err
-	}
-	slices.Sort(files)
-	var srcs []catalogue.Source
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", nil, err
-		}
-		srcs = append(srcs, catalogue.Source{Filename: f, Bytes: b})
-	}
-	return filepath.Join(path, "init.hcl"), srcs, nil
-}
-
-// manifestFiles lists the YAML files under dir, sorted, leaving out
-// kustomization files (they configure kustomize; they are not objects).
-func manifestFiles(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		ext := filepath.Ext(p)
-		if d.IsDir() || (ext != ".yaml" && ext != ".yml") || isKustomization(p) {
-			return nil
-		}
-		files = append(files, p)
-		return nil
-	})
-	slices.Sort(files)
-	return files, err
-}
-
-func isKustomization(p string) bool {
-	b := filepath.Base(p)
-	return b == "kustomization.yaml" || b == "kustomization.yml" || b == "Kustomization"
-}
-
-// readManifests reads the container images of the manifests under dir,
-// and the kind of each object ("deployment/forge" → "Deployment"). A file
-// that is not YAML, or a document that is not a Kubernetes object, is bad
-// input.
-func readManifests(dir string) ([]imageref.Ref, map[string]string, error) {
-	files, err := manifestFiles(dir)
-	if err != nil {
-		return nil, nil, withCode(exitInput, fmt.Errorf("reading manifests: %w", err))
-	}
-	var refs []imageref.Ref
-	kinds := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, withCode(exitInput, err)
-		}
-		r, objs, err := imageref.ManifestRefs(f, b)
-		if err != nil {
-			return nil, nil, withCode(exitInput, err)
-		}
-		for _, o := range objs {
-			kinds[strings.ToLower(o.Kind)+"/"+o.Name] = o.Kind
-		}
-		refs = append(refs, r...)
-	}
-	return refs, kinds, nil
 }

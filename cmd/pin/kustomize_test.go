@@ -11,7 +11,7 @@ import (
 )
 
 // kustomizeRender renders dir with kustomize's Go API, built from its own
-// module (internal/tools/kustomize) so that pin's go.mod stays lean.
+// module (internal/devtools/kustomize) so that pin's go.mod stays lean.
 func kustomizeRender(t *testing.T, dir string) string {
 	t.Helper()
 	if testing.Short() {
@@ -22,7 +22,7 @@ func kustomizeRender(t *testing.T, dir string) string {
 	}
 	bin := filepath.Join(t.TempDir(), "kustomize")
 	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(repoRoot, "internal/tools/kustomize")
+	build.Dir = filepath.Join(repoRoot, "internal/devtools/kustomize")
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kustomize: %v\n%s", err, out)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestLivenessRealRegistry: against the real registry of ./scripts/test

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
 )
 
@@ -52,19 +50,24 @@ func loadError(s streams, in *source.Inputs, warnings hcl.Diagnostics, err error
 	return nil
 }
 
-// modulesAtOnce is how many modules a run decides at once: twice the
-// requests the registries its catalogue names may have in flight
-// (--concurrency each), enough to keep each busy while the other half
-// does its own work, and no more modules' state held at once. A constant
-// 32 held 1–2 MiB more at the peak of a 1,100-module run at
-// --concurrency 8 than 16, for the same wall time (issue 17).
-func modulesAtOnce(cat *catalogue.Catalogue, concurrency int) int {
-	registries := map[string]bool{}
-	for _, m := range cat.Modules {
-		host, _, _ := strings.Cut(m.Image, "/")
-		registries[host] = true
+// sourceCode is the exit code of an error reading a host or a
+// registry: 2 when the input is at fault (a lock entry or pin that
+// disagrees with its content, a snapshot file that is not one), else 3.
+// It is the one mapping of such errors to an exit code.
+func sourceCode(err error) int {
+	if badInput(err) {
+		return exitInput
 	}
-	return 2 * max(1, concurrency) * max(1, len(registries))
+	return exitSource
+}
+
+// hostFailure is host h that could not be read, with what that means for
+// the command (tail, after "; " when not empty), and its exit code.
+func hostFailure(h string, err error, tail string) error {
+	if tail != "" {
+		return withCode(sourceCode(err), fmt.Errorf("host %s: %w; %s", h, err, tail))
+	}
+	return withCode(sourceCode(err), fmt.Errorf("host %s: %w", h, err))
 }
 
 // requestSummary prints, with -v, the requests sent to each registry.

@@ -137,15 +137,7 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 		return err
 	}
 	seen := in.Observed
-	reports := resolve.Outdated(ctx, resolve.Input{
-		Catalogue:     in.Catalogue,
-		Old:           in.Lock,
-		Observed:      seen,
-		Registry:      in.Registries.For,
-		Verifier:      in.Registries.Verifier,
-		Now:           o.now(),
-		ModulesAtOnce: modulesAtOnce(in.Catalogue, o.Concurrency),
-	}, prog.moduleDone)
+	reports := resolve.Outdated(ctx, in.Input(o.now()), prog.moduleDone)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 var fleetModule = regexp.MustCompile(`(?ms)^(?:#[^\n]*\n)*module "([^"]+)" \{\n.*?^\}\n\n?`)

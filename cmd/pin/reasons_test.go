@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/crane"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestReasonsNameWhatDecided: a plan's reasons name what decided. A

@@ -21,9 +21,9 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
-	"github.com/pin-tool/pin/internal/faultproxy"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/faultproxy"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/lock"
 )
 

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
@@ -278,14 +279,15 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // escapeJSONControls escapes, as \uXXXX, what encoding/json leaves raw but
-// a terminal may act on: DEL, the C1 controls (U+009B is an escape
-// introducer) and the bidirectional formatting characters. They can only
-// stand inside strings, where the escape means the same character.
+// a terminal may act on (terminalUnsafe): DEL, the C1 controls and the
+// bidirectional formatting characters; encoding/json escapes the rest
+// itself, and the newlines between tokens stay. They can only stand
+// inside strings, where the escape means the same character.
 func escapeJSONControls(b []byte) []byte {
 	var out []byte
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c {
+		if r != '\n' && terminalUnsafe(r) {
 			if out == nil {
 				out = append(make([]byte, 0, len(b)+16), b[:i]...)
 			}
@@ -337,7 +339,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 				note = " (ephemeral debug container: not a floor)"
 			case !o.Floor:
 				label, note = "created", " (created, never started: not a floor)"
-			case o.State != "" && o.State != "running" && o.State != "paused" && o.State != "restarting":
+			case o.State != "" && !(host.Container{State: o.State}).Running():
 				label, note = "stopped", " ("+o.State+": a floor all the same)"
 			}
 			fmt.Fprintf(w, "  %-8s %s %s%s%s\n", label, o.Host+"/"+o.Container, replicasText(o), describeSeen(o), note)

@@ -100,19 +100,9 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	if o.FromHost != "" {
 		mode = resolve.ModeFromHost
 	}
-	plan := resolve.Resolve(ctx, resolve.Input{
-		Catalogue:     in.Catalogue,
-		Old:           in.Lock,
-		Observed:      in.Observed,
-		Registry:      in.Registries.For,
-		Verifier:      in.Registries.Verifier,
-		Now:           o.now(),
-		Mode:          mode,
-		Host:          o.FromHost,
-		ModulesAtOnce: modulesAtOnce(in.Catalogue, o.Concurrency),
-		Only:          o.only(),
-		Progress:      prog.moduleDone,
-	})
+	rin := in.Input(o.now())
+	rin.Mode, rin.Host, rin.Only, rin.Progress = mode, o.FromHost, o.only(), prog.moduleDone
+	plan := resolve.Resolve(ctx, rin)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 	newLock := plan.Lock()
@@ -163,7 +153,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 // disagrees with its content).
 func failureCode(p *resolve.Plan) int {
 	for _, d := range p.Decisions {
-		if d.Err != nil && !badInput(d.Err) {
+		if d.Err != nil && sourceCode(d.Err) == exitSource {
 			return exitSource
 		}
 	}

@@ -18,6 +18,23 @@ const (
 	maxPrintedLine = 2048
 )
 
+// terminalUnsafe reports whether a terminal may act on r, or show the
+// text around it other than it is: the C0 and C1 controls (U+009B is an
+// escape introducer), DEL, the bidirectional formatting characters (ALM,
+// LRM, RLM, the embeddings and overrides, the isolates) and the line and
+// paragraph separators. It is the one list of what pin escapes in text
+// for people and in JSON; newline and tab are C0 controls that each
+// caller keeps where they mean what they say.
+func terminalUnsafe(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		return true
+	case r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+		return true
+	}
+	return r == 0x2028 || r == 0x2029
+}
+
 // sanitize escapes control characters (terminal escape sequences among
 // them), Unicode bidirectional controls and line separators in text
 // printed to people, and cuts runs and lines longer than maxPrintedRun and
@@ -35,9 +52,9 @@ func sanitize(s string) string {
 		out := string(r)
 		switch {
 		case r == '\t':
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case terminalUnsafe(r) && r < 0xa0:
 			out = fmt.Sprintf("\\x%02x", r)
-		case r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029:
+		case terminalUnsafe(r):
 			out = fmt.Sprintf("\\u%04x", r)
 		}
 		space := out == string(r) && unicode.IsSpace(r)
@@ -71,7 +88,7 @@ func sanitize(s string) string {
 // line at a time: sanitize's state ends with each line, so the text comes
 // out as sanitize would print it whole, without holding it all (a plan of
 // 1,100 modules is 360 KB, held twice, at the moment the run's heap is at
-// its largest; issue 17). Close writes a last line without a newline.
+// its largest). Close writes a last line without a newline.
 type lineSanitizer struct {
 	w       io.Writer
 	partial []byte

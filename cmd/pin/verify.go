@@ -59,7 +59,7 @@ func runVerify(ctx context.Context, g *globalOptions, s streams, fresh bool) err
 	}
 	defer requestSummary(g, s, in.Registries)
 	failed, checked := 0, 0
-	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Registry: in.Registries.For, Verifier: in.Registries.Verifier}
+	rin := in.Input(g.now())
 	for _, e := range in.Lock.Modules {
 		m := in.Catalogue.Module(e.Name)
 		if m == nil || m.Verify == nil {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // TestRegistryVerifyKeyless runs pin on the real test registry

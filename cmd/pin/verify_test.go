@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 )
 
 // TestRegistryVerify runs pin on the real test registry with signed and

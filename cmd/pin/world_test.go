@@ -16,7 +16,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // world is a folder with an OCI layout mirror ("registry") and snapshot

@@ -23,8 +23,8 @@ import (
 
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/source"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // exampleWebhook is examples/kubernetes/admission's

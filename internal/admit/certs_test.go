@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // testCA makes a CA and a server certificate for 127.0.0.1 signed by it

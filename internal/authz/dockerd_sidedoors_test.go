@@ -18,8 +18,8 @@ import (
 
 	"github.com/pin-tool/pin/internal/enforce"
 	"github.com/pin-tool/pin/internal/source"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )

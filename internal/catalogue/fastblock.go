@@ -26,7 +26,7 @@ import (
 //
 // hclsyntax's lexer counts every token's columns in grapheme clusters, and
 // reading the catalogue that way was a tenth of a warm 1,100-module
-// resolve's CPU (issue 17). FuzzFastBlock and TestFastBlockCatalogues hold
+// resolve's CPU. FuzzFastBlock and TestFastBlockCatalogues hold
 // the tree built here to hclsyntax's, field by field.
 func fastBlock(src []byte, filename string, start hcl.Pos) (*hcl.File, bool) {
 	at := start // the position of src[i], i = at.Byte - start.Byte

@@ -58,7 +58,7 @@ type Source struct {
 // A catalogue is first read a top-level block at a time (parseInBlocks),
 // which keeps one block's syntax tree in memory instead of every file's:
 // parsing a file whole holds its tokens and tree at once, 128 MiB of heap
-// for 11,000 modules (issue 17). When that meets any diagnostic, or the
+// for 11,000 modules. When that meets any diagnostic, or the
 // file does not split cleanly, the files are parsed whole, as before, and
 // the diagnostics are those of a whole parse.
 func Parse(srcs ...Source) (*Catalogue, hcl.Diagnostics) {

@@ -174,7 +174,7 @@ type Module struct {
 	DeclRange hcl.Range
 	// attrs are where the attributes' values are, for diagnostics raised
 	// after loading (AttrRange): a short list, not a map, which took
-	// 690 bytes a module (issue 17).
+	// 690 bytes a module.
 	attrs []attrRange
 }
 

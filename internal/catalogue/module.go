@@ -91,7 +91,7 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 	if attr := a["image"]; attr != nil && img != "" {
 		repo, err := name.NewRepository(img)
 		switch {
-		case strings.ContainsAny(img, "@") || hasTag(img):
+		case strings.ContainsAny(img, "@") || HasTag(img):
 			diags = append(diags, errorf(attr.Expr.Range(), "Image names a tag or digest", "image is the repository only, such as %q. Write the tag or digest in pin.", repoPart(img)))
 		case err != nil:
 			diags = append(diags, errorf(attr.Expr.Range(), "Invalid image reference", "%q is not a repository name (%v). Write a name such as \"registry.example.org/team/service\".", img, err))
@@ -298,16 +298,16 @@ func ParsePin(s string) (Pin, string) {
 	return p, ""
 }
 
-// hasTag reports whether an image reference carries a ":tag" after its last
+// HasTag reports whether an image reference carries a ":tag" after its last
 // slash (a registry port before the slash is not a tag).
-func hasTag(s string) bool {
+func HasTag(s string) bool {
 	i := strings.LastIndex(s, "/")
 	return strings.Contains(s[i+1:], ":")
 }
 
 func repoPart(s string) string {
 	s, _, _ = strings.Cut(s, "@")
-	if hasTag(s) {
+	if HasTag(s) {
 		s = s[:strings.LastIndex(s, ":")]
 	}
 	return s

@@ -60,7 +60,7 @@ var (
 	// adapters are the only packages that may speak to a Docker Engine or
 	// a Kubernetes API server; the test kits start and drive real ones.
 	adapters = []string{module + "/internal/host/docker", module + "/internal/host/kubernetes",
-		module + "/internal/testenv", module + "/internal/testimage", module + "/internal/faultproxy"}
+		module + "/internal/testkit/testenv", module + "/internal/testkit/testimage", module + "/internal/testkit/faultproxy"}
 )
 
 // writer is the one package that writes users' files; it depends on no
@@ -129,7 +129,8 @@ func TestOnlyAdaptersImportEngines(t *testing.T) {
 
 // TestDecisionsReachNoNetworkClient: the packages that decide (and what
 // they stand on) depend, even indirectly, on no CLI framework, no Moby
-// client and no client-go. They are handed adapters; they build none.
+// client, no client-go, and no signature client (sigstore, go-tuf's
+// updater, grpc). They are handed adapters; they build none.
 func TestDecisionsReachNoNetworkClient(t *testing.T) {
 	pkgs := list(t)
 	for _, path := range []string{"resolve", "internal/observe", "internal/order", "internal/version", "internal/image", "internal/catalogue", "lock"} {
@@ -139,7 +140,7 @@ func TestDecisionsReachNoNetworkClient(t *testing.T) {
 			continue
 		}
 		for _, d := range p.Deps {
-			if hasPrefix(d, moby...) || hasPrefix(d, clientGo...) || hasPrefix(d, cobra...) {
+			if hasPrefix(d, moby...) || hasPrefix(d, clientGo...) || hasPrefix(d, cobra...) || hasPrefix(d, signing...) {
 				t.Errorf("%s depends on %s", path, d)
 			}
 		}
@@ -148,11 +149,15 @@ func TestDecisionsReachNoNetworkClient(t *testing.T) {
 
 // TestFlowRunsOneWay: data flows catalogue → observe → resolve → lock.
 // No lower layer imports a higher one, and only cmd/pin imports cobra.
+// Every host adapter (a package under internal/host) has its layer.
 func TestFlowRunsOneWay(t *testing.T) {
 	pkgs := list(t)
 	layers := [][]string{
 		{"lock", "internal/image", "internal/version"},
-		{"internal/order", "internal/catalogue", "internal/host"},
+		// The host adapters stand on the snapshot model beside them, and
+		// nothing above: observe reads them through its Host interface.
+		{"internal/order", "internal/catalogue", "internal/host", "internal/host/docker", "internal/host/kubernetes",
+			"internal/host/published", "internal/host/fleet"},
 		{"internal/observe", "internal/registry"},
 		{"resolve"},
 		{"internal/source"},
@@ -173,6 +178,13 @@ func TestFlowRunsOneWay(t *testing.T) {
 		for _, imp := range p.Imports {
 			if lj, ok := level[imp]; ok && lj > li {
 				t.Errorf("%s (layer %d) imports %s (layer %d): the flow runs one way", path, li, imp, lj)
+			}
+		}
+	}
+	for path := range pkgs {
+		if hasPrefix(path, module+"/internal/host") {
+			if _, ok := level[path]; !ok {
+				t.Errorf("%s is a host adapter with no layer: add it to the layers beside internal/host", path)
 			}
 		}
 	}
@@ -293,4 +305,17 @@ func signingImporters(t *testing.T, root string) string {
 		}
 	}
 	return "imported by " + strings.Join(by, ", ")
+}
+
+// TestBinaryLinksNoKit: internal/testkit (the tests' servers, images,
+// proxy and truth) and internal/devtools (the benchmark, the tools that
+// build test servers) stand apart from what pin ships: the binary links
+// none of them.
+func TestBinaryLinksNoKit(t *testing.T) {
+	kits := []string{module + "/internal/testkit", module + "/internal/devtools"}
+	for _, d := range list(t)[module+"/cmd/pin"].Deps {
+		if hasPrefix(d, kits...) {
+			t.Errorf("cmd/pin links %s (%s)", d, whoImports(t, d))
+		}
+	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/resolve"
 )
 

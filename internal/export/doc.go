@@ -3,11 +3,14 @@
 // and Kubernetes manifests rewritten in place, the images: entries of a
 // kustomization.yaml, and NAME_IMAGE= lines of an env file.
 //
-// Every function here is pure: it takes the files' bytes, the catalogue
-// and the lock, and returns the bytes each file should hold, with what it
-// changed, skipped and found. The bytes are deterministic, and a second
-// run over its own output changes nothing. Writing, --check and the floor
-// guarantee (refusing a lock that would downgrade what a host runs, by
-// resolve.PlanCutover) are the command's: package export decides nothing
-// about order.
+// The writers (Override, InPlace, Manifests, Kustomize, Env) are pure:
+// they take the files' bytes, the catalogue and the lock, and return the
+// bytes each file should hold, with what it changed, skipped and found.
+// The bytes are deterministic, and a second run over its own output
+// changes nothing. Read reads the files an export names and merges what
+// the writers return; Gate is the floor guarantee (the cutover of the
+// lock, previewed by resolve.PlanCutover on each host, as pin plan
+// does); Run is pin export whole: Read, Gate, every write checked before
+// any is made, then the writes. pin propose reads and gates with the same
+// Read and Gate. Package export orders nothing itself: resolve does.
 package export

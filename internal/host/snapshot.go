@@ -68,6 +68,18 @@ const (
 	StateDead = "dead"
 )
 
+// States a Kubernetes host reports that say nothing runs the image as the
+// workload's own container (see package host/kubernetes).
+const (
+	// StateScaledToZero is a container of a workload scaled to zero,
+	// read from its pod template: no replica runs it.
+	StateScaledToZero = "scaled to zero"
+	// EphemeralPrefix starts the state of an ephemeral (debug) container,
+	// "ephemeral: running": it was added to a pod by kubectl debug, is not
+	// part of the workload, and touches its data only by hand.
+	EphemeralPrefix = "ephemeral: "
+)
+
 // Running reports whether the container runs: running, paused (it still
 // holds its data and counts) or restarting.
 func (c Container) Running() bool {

@@ -14,7 +14,7 @@
 // one observation with their count and pods, so that the key, and the lock
 // written from it, stays the same across restarts, reschedules and
 // scaling. The states a Kubernetes host gives what does not run as the
-// workload (StateScaledToZero, EphemeralPrefix) are defined here.
+// workload (StateScaledToZero, EphemeralPrefix) are package host's.
 //
 // It reads hosts only through the Host interface and registries only
 // through Describer; it does not decide, render or write anything.

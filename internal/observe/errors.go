@@ -2,7 +2,6 @@ package observe
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/pin-tool/pin/internal/image"
 )
@@ -14,15 +13,23 @@ type SourceError struct {
 	Err    error
 }
 
-// Error names the source, unless the error names it already: host
-// adapters say "host h1 (unix:///…): …", "snapshot of host h1 (…): …".
+// Error names the source, unless the error names it already: an error
+// that says, by its ErrorSource method, that its message names this very
+// source (a host adapter's host.Error and host.SnapshotError, a
+// SourceError of the same source). The type says so, never the text.
 func (e *SourceError) Error() string {
-	msg := e.Err.Error()
-	if strings.Contains(msg, e.Source+" ") || strings.Contains(msg, e.Source+":") {
-		return msg
+	var s sourced
+	if errors.As(e.Err, &s) && s.ErrorSource() == e.Source {
+		return e.Err.Error()
 	}
-	return e.Source + ": " + msg
+	return e.Source + ": " + e.Err.Error()
 }
+
+// ErrorSource is the source the message names.
+func (e *SourceError) ErrorSource() string { return e.Source }
+
+// sourced is an error whose message names its source.
+type sourced interface{ ErrorSource() string }
 
 func (e *SourceError) Unwrap() error { return e.Err }
 

@@ -134,19 +134,14 @@ type Observation struct {
 // restarting). Which containers bound the lock is package resolve's rule
 // (resolve.IsFloor), not this.
 func (o Observation) Running() bool {
-	return o.State == "running" || o.State == "paused" || o.State == "restarting"
+	return host.Container{State: o.State}.Running()
 }
 
-// States a Kubernetes host reports that say nothing runs the image as the
-// workload's own container (see package host/kubernetes).
+// The states of package host a Kubernetes host reports, under the names
+// observe's callers know them by: they are host's words.
 const (
-	// StateScaledToZero is a container of a workload scaled to zero,
-	// read from its pod template: no replica runs it.
-	StateScaledToZero = "scaled to zero"
-	// EphemeralPrefix starts the state of an ephemeral (debug) container,
-	// "ephemeral: running": it was added to a pod by kubectl debug, is not
-	// part of the workload, and touches its data only by hand.
-	EphemeralPrefix = "ephemeral: "
+	StateScaledToZero = host.StateScaledToZero
+	EphemeralPrefix   = host.EphemeralPrefix
 )
 
 // Ephemeral reports whether the container is an ephemeral (debug)
@@ -328,7 +323,7 @@ func containerImage(repo string, s *host.Snapshot, c host.Container) (img image.
 				// "repo:tag@digest" keeps its tag, as a claim: it was
 				// pulled by digest.
 				if before, _, ok := strings.Cut(c.Image, "@"); ok {
-					if t, err := name.NewTag(before); err == nil && catalogueHasTag(before) {
+					if t, err := name.NewTag(before); err == nil && catalogue.HasTag(before) {
 						img.Tag, tagClaimed = t.TagStr(), true
 					}
 				}
@@ -366,11 +361,6 @@ func hasDigest(repoDigests []string, digest string) bool {
 		}
 	}
 	return false
-}
-
-func catalogueHasTag(ref string) bool {
-	i := strings.LastIndex(ref, "/")
-	return strings.Contains(ref[i+1:], ":")
 }
 
 // repoDigest picks the host's repo digest for repo: the one of that

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
-	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/lock"
 )
 
@@ -83,154 +80,34 @@ func (r *run) exports(cat *catalogue.Catalogue) (Exports, error) {
 }
 
 // exportFiles are the files the exports write for lock lk, in the work
-// tree root (e's paths are relative to it), the references they write,
-// and what they found: a reference whose tag and digest disagree
-// (file:line).
+// tree root (e's paths are relative to it), sorted, the references they
+// write, and what they found: a reference whose tag and digest disagree
+// (file:line). They are read as pin export reads them (export.Read).
 func exportFiles(ctx context.Context, e Exports, root string, cat *catalogue.Catalogue, lk *lock.Lock) ([]export.File, []export.Entry, []export.Finding, error) {
-	cov := export.NewCoverage(cat, lk)
-	in := func(p string) string { return filepath.Join(root, p) }
-	var results []export.Result
+	var projects []*compose.Project
 	for _, c := range e.Compose {
 		files := make([]string, len(c.Files))
 		for i, f := range c.Files {
-			files[i] = in(f)
+			files[i] = filepath.Join(root, f)
 		}
 		p, err := compose.Load(ctx, compose.Options{Files: files, ProjectName: c.ProjectName, Profiles: c.Profiles})
 		if err != nil {
 			return nil, nil, nil, inputError("compose export", err)
 		}
-		if c.InPlace {
-			srcs, err := readAll(p.Files)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			r, err := export.InPlace(p, cov, srcs)
-			if err != nil {
-				return nil, nil, nil, inputError("compose export", err)
-			}
-			results = append(results, r)
-		} else {
-			old, err := readIfExists(export.OverridePath(p.Files[0]))
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			results = append(results, export.Override(p, cov, old))
-		}
+		projects = append(projects, p)
 	}
-	for _, dir := range e.Manifests {
-		files, err := manifestFiles(in(dir))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		srcs, err := readAll(files)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		r, err := export.Manifests(cov, files, srcs)
-		if err != nil {
-			return nil, nil, nil, inputError("manifests export", err)
-		}
-		results = append(results, r)
+	res, err := export.Read(export.Request{Exports: e, Projects: projects, Root: root}, export.NewCoverage(cat, lk))
+	var ie *export.InputError
+	if errors.As(err, &ie) {
+		return nil, nil, nil, inputError(ie.What, ie.Err)
 	}
-	for _, dir := range e.Kustomize {
-		files, err := manifestFiles(in(dir))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		var refs []imageref.Ref
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return nil, nil, nil, inputError("kustomize export", err)
-			}
-			r, _, err := imageref.ManifestRefs(f, b)
-			if err != nil {
-				return nil, nil, nil, inputError("kustomize export", err)
-			}
-			refs = append(refs, r...)
-		}
-		path := filepath.Join(in(dir), "kustomization.yaml")
-		old, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, nil, inputError("kustomize export", err)
-		}
-		r, err := export.Kustomize(path, cov, refs, old)
-		if err != nil {
-			return nil, nil, nil, inputError("kustomize export", err)
-		}
-		results = append(results, r)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	for _, f := range e.Env {
-		old, err := readIfExists(in(f))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		results = append(results, export.Env(in(f), cov, old))
-	}
-	var files []export.File
-	var entries []export.Entry
-	var findings []export.Finding
-	seen := map[string]bool{}
-	for _, r := range results {
-		entries = append(entries, r.Entries...)
-		for _, f := range r.Files {
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				files = append(files, f)
-			}
-		}
-		findings = append(findings, r.Findings...)
-	}
-	slices.SortFunc(files, func(a, b export.File) int { return strings.Compare(a.Path, b.Path) })
-	return files, entries, findings, nil
+	slices.SortFunc(res.Files, func(a, b export.File) int { return strings.Compare(a.Path, b.Path) })
+	return res.Files, res.Entries, res.Findings, nil
 }
 
 func inputError(what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrBadInput, what, err)
-}
-
-func readAll(paths []string) (map[string][]byte, error) {
-	srcs := make(map[string][]byte, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, inputError("export", err)
-		}
-		srcs[p] = b
-	}
-	return srcs, nil
-}
-
-func readIfExists(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, inputError("export", err)
-	}
-	return b, nil
-}
-
-// manifestFiles are the YAML files under dir, kustomizations left out, as
-// pin export and pin init read a folder of manifests.
-func manifestFiles(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		ext := filepath.Ext(p)
-		b := filepath.Base(p)
-		if d.IsDir() || (ext != ".yaml" && ext != ".yml") || b == "kustomization.yaml" || b == "kustomization.yml" || b == "Kustomization" {
-			return nil
-		}
-		files = append(files, p)
-		return nil
-	})
-	if err != nil {
-		return nil, inputError("reading manifests", err)
-	}
-	slices.Sort(files)
-	return files, nil
 }

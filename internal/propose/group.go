@@ -2,11 +2,13 @@ package propose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/pin-tool/pin/internal/export"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
@@ -148,26 +150,24 @@ func changed(d *resolve.Decision) bool {
 func gate(ctx context.Context, in resolve.Input, lk *lock.Lock, check map[string]bool) (map[string][]resolve.Cutover, map[string][]resolve.Cutover, error) {
 	cuts := map[string][]resolve.Cutover{}
 	unsafeCuts := map[string][]resolve.Cutover{}
-	in.Old, in.Only = lk, nil
+	in.Old = lk
 	hosts := make([]string, 0, len(in.Catalogue.Hosts))
 	for _, h := range in.Catalogue.Hosts {
 		hosts = append(hosts, h.Name)
 	}
 	slices.Sort(hosts)
-	for _, h := range slices.Compact(hosts) {
-		in.Host = h
-		cs, err := resolve.PlanCutover(ctx, in)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the cutover gate on host %s: %w", h, err)
-		}
-		for _, c := range cs {
-			if !check[c.Module] {
-				continue
-			}
-			cuts[c.Module] = append(cuts[c.Module], c)
-			if !c.Safe() {
-				unsafeCuts[c.Module] = append(unsafeCuts[c.Module], c)
-			}
+	cs, err := export.Gate(ctx, in, slices.Compact(hosts), check)
+	var ge *export.GateError
+	if errors.As(err, &ge) {
+		return nil, nil, fmt.Errorf("the cutover gate on host %s: %w", ge.Host, ge.Err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range cs {
+		cuts[c.Module] = append(cuts[c.Module], c)
+		if !c.Safe() {
+			unsafeCuts[c.Module] = append(unsafeCuts[c.Module], c)
 		}
 	}
 	return cuts, unsafeCuts, nil

@@ -88,9 +88,8 @@ type Options struct {
 	// DryRun commits in the work tree but pushes nothing and asks no
 	// forge.
 	DryRun bool
-	// Now bounds plausible build dates; ModulesAtOnce as resolve.Input.
-	Now           time.Time
-	ModulesAtOnce int
+	// Now bounds plausible build dates.
+	Now time.Time
 }
 
 // Errors a run returns; the command maps them to exit codes.

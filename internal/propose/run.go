@@ -58,8 +58,8 @@ func (r *run) propose(ctx context.Context) error {
 	if hs := hostErrors(in.Observed); len(hs) > 0 {
 		return fmt.Errorf("%w: host %s: %w; its floors are not known, nothing proposed", ErrRemote, hs[0], in.Observed.Errors[hs[0]])
 	}
-	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Registry: in.Registries.For, Verifier: in.Registries.Verifier,
-		Now: r.o.Now, ModulesAtOnce: r.o.ModulesAtOnce, Only: r.o.Modules}
+	rin := in.Input(r.o.Now)
+	rin.Only = r.o.Modules
 	plan := resolve.Resolve(ctx, rin)
 	r.res.Plan = plan
 	if plan.Failed() {

@@ -18,11 +18,11 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
-	"github.com/pin-tool/pin/internal/faultproxy"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/faultproxy"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
-// The tests of this file put internal/faultproxy in front of a registry
+// The tests of this file put internal/testkit/faultproxy in front of a registry
 // (the in-memory one, and the real one; see onRegistries) and check, for
 // each fault, what a Remote answers, what reached the wire and what was
 // cached.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // entry is one manifest of a hand-built index, with the platform the

@@ -9,7 +9,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestOfflineAnswersFromCacheOnly: what a Remote cached answers offline;

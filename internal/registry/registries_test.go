@@ -18,7 +18,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // The scenario tests of this package (TestRemote*, TestFault*,

@@ -32,7 +32,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 	"github.com/pin-tool/pin/resolve"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // fleet pushes n repositories, prefix-0 … prefix-(n-1), each with tag 1.0,

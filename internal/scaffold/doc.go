@@ -7,6 +7,10 @@
 // container, Compose service or workload), or, for a candidate that runs
 // nowhere, a module already names its repository. Existing modules are
 // never rewritten: new blocks are appended to the catalogue file's bytes,
-// formatted with hclwrite and indented as the file is. scaffold does not
-// read hosts or files itself; the command hands it what was read.
+// formatted with hclwrite and indented as the file is. Open reads the
+// catalogue and Run is pin init whole, once the command has read what to
+// add from (a host's snapshot, a Compose project, manifests): candidates,
+// digests, the plan, the rendered file checked to load, and the write,
+// made only while the file holds what was read. scaffold reads no host or
+// registry itself; the command hands it what was read, and a Resolver.
 package scaffold

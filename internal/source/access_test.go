@@ -17,8 +17,8 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestAccessFromCatalogue: each way in that a catalogue can name reaches

@@ -5,7 +5,7 @@
 // catalogue and the previous lock, build the sources, observe the hosts, and
 // hand back the inputs.
 //
-// Every command of cmd/pin and the profiler under internal/bench go through
+// Every command of cmd/pin and the profiler under internal/devtools/bench go through
 // Load, so the pipeline is written once; commands differ only in what they
 // do with the Inputs (resolve, outdated, plan a cutover) and how they render
 // it. The package decides nothing and prints nothing: catalogue and lock

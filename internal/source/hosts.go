@@ -76,3 +76,6 @@ func (e offlineError) Error() string {
 }
 
 func (e offlineError) Is(target error) bool { return target == image.ErrUnavailable }
+
+// ErrorSource is the source the message names: the host.
+func (e offlineError) ErrorSource() string { return "host " + string(e) }

@@ -40,7 +40,7 @@ type Inputs struct {
 	Lock      *lock.Lock
 	// LockSum is the SHA-256 of the lockfile's bytes as read (of none when
 	// there was no file): a run keeps that, not the bytes, to tell whether
-	// its lock changes (a 10,000-module lock is 5.8 MB; issue 17).
+	// its lock changes (a 10,000-module lock is 5.8 MB).
 	LockSum  [sha256.Size]byte
 	Observed observe.Observed
 	// Skipped are the hosts that could not be read and that the

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/pin-tool/pin/internal/forge"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // pushBranch pushes a commit on main to branch of the repository at url.

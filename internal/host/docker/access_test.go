@@ -14,7 +14,7 @@ import (
 	dcontext "github.com/docker/cli/cli/context"
 	"github.com/docker/cli/cli/context/store"
 
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // The ways of reaching an engine other than its unix socket, each against

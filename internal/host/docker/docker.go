@@ -79,7 +79,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	timeout := cmp.Or(h.Timeout, DefaultTimeout)
 	e, err := h.resolve()
 	fail := func(what string, err error) error {
-		return fmt.Errorf("host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
+		return host.Errorf(h.Name, "host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
 	}
 	if err != nil {
 		return nil, fail("configuring the client", err)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/pin-tool/pin/internal/faultproxy"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/faultproxy"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // The host faults of the README's table, at the adapter: an engine that

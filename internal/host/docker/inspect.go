@@ -3,7 +3,6 @@ package docker
 import (
 	"cmp"
 	"context"
-	"fmt"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/swarm"
@@ -72,7 +71,7 @@ func (h Host) do(ctx context.Context, what string, f func(context.Context, *clie
 		if cerrdefs.IsNotFound(err) {
 			err = notFound{err}
 		}
-		return fmt.Errorf("host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
+		return host.Errorf(h.Name, "host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
 	}
 	if err != nil {
 		return fail(err)

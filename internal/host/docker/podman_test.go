@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
 )
 
 // TestObservePodman runs the same images on dockerd and on Podman's

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pin-tool/pin/internal/faultproxy"
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/testkit/faultproxy"
 )
 
 // TestObserveRecoversReference, without dockerd: an engine (API 1.41, as

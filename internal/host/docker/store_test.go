@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pin-tool/pin/internal/faultproxy"
+	"github.com/pin-tool/pin/internal/testkit/faultproxy"
 )
 
 // TestObserveContainerdStore: Debian's dockerd (20.10) cannot run the

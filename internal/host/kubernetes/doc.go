@@ -22,7 +22,7 @@
 // container is "running" when the kubelet says so and the pod is in phase
 // Running; otherwise its state is the kubelet's reason ("waiting:
 // CrashLoopBackOff", "terminated: Completed"). An ephemeral (debug)
-// container's state is prefixed with observe.EphemeralPrefix ("ephemeral:
+// container's state is prefixed with host.EphemeralPrefix ("ephemeral:
 // running"). Containers whose image is not known yet (not pulled) are left
 // out. Each distinct digest becomes a host.Image with the repository
 // digests it was seen as; the kubelet reports no build date, labels or
@@ -32,7 +32,7 @@
 // A Deployment or StatefulSet scaled to zero (spec.replicas = 0) that no
 // pod of the namespace belongs to any more is read from its pod template:
 // each container (init containers too) is a host.Container with no Pod,
-// ID "<kind>/<name>/<container>", state observe.StateScaledToZero, and the
+// ID "<kind>/<name>/<container>", state host.StateScaledToZero, and the
 // template's image reference as both Image and ImageID (nothing was pulled,
 // so no ID is known; package observe keeps only the reference). The host's
 // selector is matched against the template's labels.

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/observe"
 )
 
 // DefaultTimeout bounds each request to the API server when Host.Timeout
@@ -102,17 +101,17 @@ func (h Host) client() (*rest.Config, string, *apiClient, error) {
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	cfg, ns, cs, err := h.client()
 	if cfg == nil {
-		return nil, fmt.Errorf("host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
+		return nil, host.Errorf(h.Name, "host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
 	}
 	fail := func(what string, err error) error {
-		return fmt.Errorf("host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, forbidden(err))
+		return host.Errorf(h.Name, "host %s (%s, namespace %s): %s: %w", h.Name, cfg.Host, ns, what, forbidden(err))
 	}
 	if err != nil {
 		return nil, fail("configuring the client", err)
 	}
 	sel, err := labels.Parse(h.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("host %s: selector %q: %w", h.Name, h.Selector, err)
+		return nil, host.Errorf(h.Name, "host %s: selector %q: %w", h.Name, h.Selector, err)
 	}
 	r := reader{cs: cs, ns: ns, timeout: cmp.Or(h.Timeout, DefaultTimeout)}
 
@@ -183,7 +182,7 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 			add(st, "")
 		}
 		for _, st := range p.Status.EphemeralContainerStatuses {
-			add(st, observe.EphemeralPrefix)
+			add(st, host.EphemeralPrefix)
 		}
 	}
 	for _, t := range idle {
@@ -199,7 +198,7 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 				Name:     c.Name,
 				Image:    c.Image,
 				ImageID:  c.Image,
-				State:    observe.StateScaledToZero,
+				State:    host.StateScaledToZero,
 				Labels:   t.spec.Labels,
 				Workload: t.workload,
 			})

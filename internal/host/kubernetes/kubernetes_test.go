@@ -23,7 +23,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // Digests of images the fake kubelet reports; no registry is involved.

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+
+	"github.com/pin-tool/pin/internal/host"
 )
 
 // ObjectMeta reads the metadata of one object of the namespace that owns
@@ -23,10 +25,10 @@ import (
 func (h Host) ObjectMeta(ctx context.Context, kind, name string) (*metav1.ObjectMeta, error) {
 	cfg, ns, cs, err := h.client()
 	if cfg == nil {
-		return nil, fmt.Errorf("host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
+		return nil, host.Errorf(h.Name, "host %s (%s): configuring the client: %w", h.Name, h.describe(), err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("host %s (%s, namespace %s): configuring the client: %w", h.Name, cfg.Host, ns, err)
+		return nil, host.Errorf(h.Name, "host %s (%s, namespace %s): configuring the client: %w", h.Name, cfg.Host, ns, err)
 	}
 	var (
 		c        rest.Interface
@@ -50,12 +52,12 @@ func (h Host) ObjectMeta(ctx context.Context, kind, name string) (*metav1.Object
 	case "CronJob":
 		c, resource, obj = cs.batch, "cronjobs", &batchv1.CronJob{}
 	default:
-		return nil, fmt.Errorf("host %s: pin reads no %s", h.Name, kind)
+		return nil, host.Errorf(h.Name, "host %s: pin reads no %s", h.Name, kind)
 	}
 	rctx, cancel := context.WithTimeout(ctx, cmp.Or(h.Timeout, DefaultTimeout))
 	defer cancel()
 	if err := c.Get().Namespace(ns).Resource(resource).Name(name).Do(rctx).Into(obj); err != nil {
-		return nil, fmt.Errorf("host %s (%s, namespace %s): reading %s %s: %w", h.Name, cfg.Host, ns, kind, name, forbiddenGet(err))
+		return nil, host.Errorf(h.Name, "host %s (%s, namespace %s): reading %s %s: %w", h.Name, cfg.Host, ns, kind, name, forbiddenGet(err))
 	}
 	meta := obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)
 	return meta, nil

@@ -16,10 +16,10 @@ import (
 
 	"github.com/pin-tool/pin/internal/host/published"
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // counter counts requests by method and what they ask for.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/host/published"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // readAt is when the test hosts were read.

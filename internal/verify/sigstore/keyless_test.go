@@ -19,11 +19,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testenv"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 const (

@@ -8,10 +8,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/static"
 
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // TestClassicReferrer: a classic cosign signature attached as an OCI 1.1

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 )
 
 // TestMatchRepository: one key signs two repositories. An image of one,

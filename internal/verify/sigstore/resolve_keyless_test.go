@@ -16,10 +16,10 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/registry"
-	"github.com/pin-tool/pin/internal/testimage"
+	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/internal/verify/sigstore"
-	"github.com/pin-tool/pin/internal/verify/verifytest"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )

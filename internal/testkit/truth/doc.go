@@ -1,0 +1,72 @@
+// Package truth is a test kit that checks pin's one promise against a
+// world whose truth it knows.
+//
+// It generates histories: modules whose images each carry a hidden true
+// release rank, registries whose tags and labels are derived from those
+// ranks with the noise real registries have (variants, floating and
+// reduced-precision tags, pre-releases, missing or disagreeing labels,
+// implausible and backported build dates, indexes, mixed indexes whose
+// platform entries are other builds, tags that lie), hosts whose
+// containers start, stop and vanish (some run under a tag given on the
+// host), catalogues edited over time (pins, runs_on, modules renamed,
+// removed and added back, a host joining the catalogue where modules run
+// by label) and lock entries edited by hand. After every step (resolve,
+// resolve MODULE, lock --from-host, plan, outdated) an oracle that knows
+// only the ranks, and never calls pin's ordering code (internal/order,
+// internal/version), checks that:
+//
+//  1. a written lock never names an image truly older than a floor seen so
+//     far, unless the catalogue allows the downgrade in words; a floor
+//     follows its module through renames, and waits for a removed one to
+//     come back (a module renamed and moved to other hosts before any lock
+//     named it takes no floor over: its old entry waits, retired, for a
+//     module that takes its containers over); and lock --from-host never
+//     decides a module it touches
+//     below a container on a host no step that wrote the lock read for
+//     that module (one that joined since, or that only "resolve MODULE"
+//     for another module read);
+//  2. plan never calls a true downgrade an upgrade or the same;
+//  3. outdated reports a failing status when a host runs something truly
+//     newer than the lock;
+//  4. on a clean module (honest full-precision tags in one variant) pin
+//     decides, and picks the true newest image allowed;
+//  5. the same step twice gives the same lock bytes.
+//
+// Every call into pin goes through pin.go, the one file to rewire when
+// pin's API changes. The package holds no production code: nothing outside
+// tests imports it.
+//
+// Running it:
+//
+//	go test -run '^TestTruth$' ./internal/testkit/truth                      # 5,000 steps (2,000 under -race)
+//	go test -run TestTruth ./internal/testkit/truth -truth.steps=100000      # the mutants skip when -truth.* is set
+//	go test -run '^TestTruth$' ./internal/testkit/truth -truth.seed=7 -truth.history=42   # replay one history
+//	go test -run '^TestTruth$' ./internal/testkit/truth -truth.without=stopped,tamper     # switch noise off (Features)
+//	go test -run TestTruthMutants ./internal/testkit/truth -v                 # the mutation check (not with -short)
+//
+// PIN_TRUTH_STEPS, PIN_TRUTH_SEED and PIN_TRUTH_WITHOUT set the same from
+// the environment. A failure prints the seed, the history shrunk to the
+// ops that still break the same check, and the step that broke.
+//
+// Fairness: every noise the generator adds either leaves the truth
+// recoverable by a careful reader or makes the order undecidable, where
+// refusing is right. A lying tag comes with an honest full label; a build
+// whose label lies is only ever named by a tag (never by digest alone), so
+// the disagreement shows; backports (a lower version built later) occur
+// only in modules with no lies, whose builds then all carry their full
+// version label (a digest, or a floating "1.27", must not leave only the
+// backport's misleading date to order by); "latest", no
+// version, never names a build whose label lies; builds without any version have honest
+// dates, implausible ones (epoch, future: to be read as none) or none.
+// A tag given on the host names only unlabelled builds (the registry
+// contradicts it). A mixed index is only ever pinned by digest, in
+// histories whose hosts are all linux/amd64, and its true rank is its
+// linux/amd64 entry's: what every host pulls. Refusing is always sound;
+// only the clean class demands a decision.
+//
+// Floors, as the oracle counts them: every container (any state but
+// "created") that a step which wrote the lock observed, and every lock pin
+// wrote, until a write the catalogue allows in words (allow_downgrade, and
+// restore for one_way) makes that lock the new floor. What a step that
+// wrote nothing saw is not held against pin: it had no way to record it.
+package truth

@@ -1,0 +1,331 @@
+package truth
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Mutant is one rule broken on purpose: an exact anchor in a production
+// file and what replaces it. The anchor must occur exactly once, so that a
+// mutant cannot rot silently when the code it breaks moves.
+type Mutant struct {
+	Name        string
+	File        string // from the repository root
+	Anchor      string
+	Replacement string
+	// Rule is what the mutant breaks, in docs/design.md's words.
+	Rule string
+	// Pending is set while today's code breaks the rule itself: the
+	// anchor is the shape the fix is expected to have. Update Anchor and
+	// Replacement when the fix lands, and clear Pending.
+	Pending string
+}
+
+// Mutants lists the rules TestTruthMutants breaks one at a time.
+var Mutants = []Mutant{
+	{
+		Name:        "variants ignored",
+		File:        "internal/order/order.go",
+		Anchor:      "if o.AnyVariant || version.SameVariant(x, y) {",
+		Replacement: "if true {",
+		Rule:        "versions compare only within one variant: prefix, suffix and precision (1.27 is not 1.27.0)",
+	},
+	{
+		Name:        "pre-release newer than its release",
+		File:        "internal/version/version.go",
+		Anchor:      "\tcase a.Pre == \"\":\n\t\treturn 1\n\tcase b.Pre == \"\":\n\t\treturn -1\n",
+		Replacement: "\tcase a.Pre == \"\":\n\t\treturn -1\n\tcase b.Pre == \"\":\n\t\treturn 1\n",
+		Rule:        "a release is newer than any of its pre-releases (1.28.0-rc.1 < 1.28.0)",
+	},
+	{
+		Name:        "future dates plausible",
+		File:        "internal/order/order.go",
+		Anchor:      "return o.Now.IsZero() || !t.After(o.Now)",
+		Replacement: "return true",
+		Rule:        "a build date after now is unknown, not new",
+	},
+	{
+		Name:        "epoch dates plausible",
+		File:        "internal/order/order.go",
+		Anchor:      "if t.IsZero() || t.Before(earliestPlausible) {",
+		Replacement: "if t.IsZero() {",
+		Rule:        "reproducible builds' epoch dates (1970, 0001) are unknown, not old",
+	},
+	{
+		Name:        "unknown order passes",
+		File:        "resolve/policy.go",
+		Anchor:      "if res.Cmp == order.Newer || res.Cmp == order.Equal {\n\t\t\tcontinue",
+		Replacement: "if res.Cmp != order.Older {\n\t\t\tcontinue",
+		Rule:        "an unknown order never counts as newer: pin refuses",
+	},
+	{
+		Name:        "one_way downgrade without restore",
+		File:        "resolve/allow.go",
+		Anchor:      `return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))`,
+		Replacement: `return catalogue.HasWords(dc.m.AllowDowngrade)`,
+		Rule:        "a one_way module needs restore as well as allow_downgrade",
+	},
+	{
+		Name:        "plan calls unknown the same",
+		File:        "resolve/cutover.go",
+		Anchor:      "default:\n\t\t\t\t\tcut.Verdict = VerdictUnknown",
+		Replacement: "default:\n\t\t\t\t\tcut.Verdict = VerdictSame",
+		Rule:        "a cutover whose order is unknown is not safe",
+	},
+	{
+		Name:        "outdated hides behind-running",
+		File:        "resolve/outdated.go",
+		Anchor:      "c.add(StatusBehindRunning, ",
+		Replacement: "c.add(StatusCurrent, ",
+		Rule:        "outdated reports a host that runs something newer than the lock",
+	},
+	{
+		Name:        "track-upstream picks the oldest tag",
+		File:        "resolve/upstream.go",
+		Anchor:      "best := slices.MaxFunc(all, func(a, b cand) int {",
+		Replacement: "best := slices.MinFunc(all, func(a, b cand) int {",
+		Rule:        "track-upstream locks the newest candidate (sound, but not live: only the clean-class liveness check can see it)",
+	},
+	{
+		Name:        "the reason carries an address",
+		File:        "resolve/policy.go",
+		Anchor:      `reason := fmt.Sprintf("%s %s%s", f.runs(), dc.floorLabel(f, primary), than)`,
+		Replacement: `reason := fmt.Sprintf("%s %s%s %p", f.runs(), dc.floorLabel(f, primary), than, new(int))`,
+		Rule:        "the same inputs give the same lock bytes",
+	},
+	{
+		Name:        "stopped containers not floors",
+		File:        "resolve/floors.go",
+		Anchor:      `return o.State != "created" && o.State != observe.StateScaledToZero && !o.Ephemeral()`,
+		Replacement: `return o.Running()`,
+		Rule:        "every container a host reports is a floor, whatever its state, except one created and never started",
+	},
+	{
+		Name:        "previous lock not a floor",
+		File:        "resolve/floors.go",
+		Anchor:      "\tif oldImg != nil {\n\t\tout = append(out, Floor{Kind: FloorLocked, Image: *oldImg, Entry: old})\n\t}\n",
+		Replacement: "",
+		Rule:        "the previous lock entry is a floor: the lock is monotone",
+	},
+	{
+		Name:        "tags believed over labels",
+		File:        "internal/order/claim.go",
+		Anchor:      "\t\tif !version.Agree(c.Tag, c.Label) {\n\t\t\tc.Kind = Conflicting\n\t\t\treturn c\n\t\t}\n\t\tc.Kind, c.Version = FromBoth, c.Tag\n\t\tif c.Label.Precision() > c.Tag.Precision() {",
+		Replacement: "\t\tc.Kind, c.Version = FromBoth, c.Tag\n\t\tif false {",
+		Rule:        "a tag and a label that disagree make the version conflicting: it cannot decide",
+	},
+	{
+		Name:        "tags believed where no label can contradict them",
+		File:        "resolve/claims.go",
+		Anchor:      "if res.Cmp == order.Unknown || res.Rule == order.RuleContent {",
+		Replacement: "if true {",
+		Rule:        "a tag written next to a digest is a claim: where the image has no label, the registry must say the tag names that digest",
+	},
+	{
+		Name:        "a removed module's floor forgotten",
+		File:        "resolve/resolve.go",
+		Anchor:      "\t\tdefault:\n\t\t\tp.Retired = append(p.Retired, Retired{Entry: om, Now: true})\n",
+		Replacement: "\t\tdefault:\n",
+		Rule:        "a module removed from the catalogue leaves its entry in the lock (retired): added back, under its name or another, it is held to it",
+	},
+	{
+		Name:        "a renamed module's floor forgotten",
+		File:        "resolve/takeover.go",
+		Anchor:      "\t\t\tif covers(ro, name) {\n",
+		Replacement: "\t\t\tif false && covers(ro, name) {\n",
+		Rule:        "a module renamed takes over the floor of the entry that recorded its containers, also once they are gone",
+	},
+	{
+		Name:        "any entry of an index is the same content",
+		File:        "internal/order/order.go",
+		Anchor:      "\tif d, ok := o.entryFor(b, a); ok && d == a.Digest && d != \"\" {\n\t\treturn true\n\t}\n\tif d, ok := o.entryFor(a, b); ok && d == b.Digest && d != \"\" {\n\t\treturn true\n\t}\n",
+		Replacement: "\tfor _, d := range b.Platforms {\n\t\tif d == a.Digest && d != \"\" {\n\t\t\treturn true\n\t\t}\n\t}\n\tfor _, d := range a.Platforms {\n\t\tif d == b.Digest && d != \"\" {\n\t\t\treturn true\n\t\t}\n\t}\n",
+		Rule:        "same content for an index is the entry a pull on the host's platform gets (the first that matches), never any entry",
+	},
+	{
+		Name:        "host tags believed",
+		File:        "resolve/claims.go",
+		Anchor:      "\t\t\tc.hosted[o.Image.Tag+\"@\"+o.Image.Digest] = true\n",
+		Replacement: "\t\t\tc.vouch(o.Image)\n",
+		Rule:        "a tag a host holds may be a docker tag given on the host: where it alone says the version and would decide in the image's favour, the registry must say it names that digest",
+	},
+	{
+		Name:        "resolve MODULE records every host as read",
+		File:        "resolve/hosts.go",
+		Anchor:      "\t\tcase in.Only != nil:\n",
+		Replacement: "\t\tcase false:\n",
+		Rule:        "a command records as read exactly what it decided: \"pin resolve MODULE\" decides no other module against a host that joined",
+	},
+	{
+		Name:        "lock --from-host says up to date with a host unread",
+		File:        "resolve/resolve.go",
+		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {",
+		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Host) && len(unread) > 0 {",
+		Rule:        "lock --from-host refuses a module it touches while one of its hosts was never read, whether or not its own reading changes the entry",
+	},
+	{
+		Name:        "lock lines believed over digests",
+		File:        "resolve/content.go",
+		Anchor:      "img, state, err = describe(ctx, reg, m, e.Digest, platform)",
+		Replacement: "img, state, err = image.Image{}, contentOffline, nil",
+		Rule:        "a lock entry's config, version and created are checked against what its digest names",
+	},
+}
+
+// TestTruthMutants breaks each rule of Mutants in a copy of the module and
+// requires TestTruth to catch it: some history must fail with the mutant
+// that passes without it. On today's code, which breaks some rules itself,
+// that is a difference against the baseline; once TestTruth passes, it is
+// simply a failure.
+func TestTruthMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the mutation check runs go test once per mutant; skipped with -short")
+	}
+	// "go test -run TestTruth -truth.steps=N" is about TestTruth, whose
+	// name this test's begins with: a run that sets TestTruth's flags
+	// leaves the mutants alone.
+	flag.Visit(func(f *flag.Flag) {
+		if slices.Contains([]string{"truth.steps", "truth.seed", "truth.history", "truth.without", "truth.list", "truth.failures"}, f.Name) {
+			t.Skipf("-%s is set: this run is about TestTruth", f.Name)
+		}
+	})
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyModule(t, root, dir)
+	steps := envInt("PIN_TRUTH_MUTANT_STEPS", 20000)
+	base, out := truthRun(t, dir, steps)
+	if base == nil {
+		t.Fatalf("the unmutated copy did not run:\n%s", out)
+	}
+	t.Logf("baseline: %d of the histories fail", len(base))
+	for _, m := range Mutants {
+		t.Run(m.Name, func(t *testing.T) {
+			path := filepath.Join(dir, m.File)
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("mutant %q: %v", m.Name, err)
+			}
+			if n := bytes.Count(orig, []byte(m.Anchor)); n != 1 || m.Anchor == "" {
+				msg := fmt.Sprintf("mutant %q: its anchor occurs %d times in %s, not once: update the table in mutants_test.go\nanchor: %q", m.Name, n, m.File, m.Anchor)
+				if m.Pending != "" {
+					msg += "\npending: " + m.Pending + "; write the anchor once the fix lands"
+				}
+				t.Fatal(msg)
+			}
+			mutated := bytes.Replace(orig, []byte(m.Anchor), []byte(m.Replacement), 1)
+			if err := os.WriteFile(path, mutated, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(path, orig, 0o644)
+			got, out := truthRun(t, dir, steps)
+			if got == nil {
+				if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+					t.Fatalf("mutant %q does not build: fix its replacement\n%s", m.Name, out)
+				}
+				t.Logf("mutant %q made the test crash: caught\n%s", m.Name, tail(out, 20))
+				return
+			}
+			var caught []string
+			for n, check := range got {
+				if _, ok := base[n]; !ok {
+					caught = append(caught, fmt.Sprintf("history %s (%s)", n, check))
+				}
+			}
+			slices.Sort(caught)
+			if len(caught) == 0 {
+				t.Errorf("mutant %q (breaks: %s) survived: no history fails that passes without it (%d fail with it, %d without)", m.Name, m.Rule, len(got), len(base))
+				return
+			}
+			t.Logf("mutant %q caught by %d histories, e.g. %s", m.Name, len(caught), caught[0])
+		})
+	}
+}
+
+// truthRun runs TestTruth in dir with a fixed seed and returns the failing
+// histories (number → check), or nil when the test did not run to its end.
+func truthRun(t *testing.T, dir string, steps int) (map[string]string, string) {
+	list := filepath.Join(t.TempDir(), "failing")
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=10m", "-run", "^TestTruth$", "./internal/testkit/truth",
+		fmt.Sprintf("-truth.steps=%d", steps), "-truth.seed=20261203", "-truth.list="+list)
+	cmd.Dir = dir
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "PIN_TRUTH_") })
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running go test: %v", err)
+	}
+	b, err := os.ReadFile(list)
+	if err != nil {
+		return nil, string(out)
+	}
+	got := map[string]string{}
+	for line := range strings.Lines(string(b)) {
+		n, check, _ := strings.Cut(strings.TrimSpace(line), " ")
+		got[n] = check
+	}
+	return got, string(out)
+}
+
+// copyModule copies the repository's tracked files (git ls-files, else
+// every file but .git) from root to dir.
+func copyModule(t *testing.T, root, dir string) {
+	var files []string
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output(); err == nil {
+		for f := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+			files = append(files, f)
+		}
+	} else {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				rel, _ := filepath.Rel(root, p)
+				files = append(files, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the worktree, not yet in git
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
