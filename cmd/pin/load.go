@@ -12,7 +12,8 @@ import (
 
 // sourceOptions are the global flags that say what a run may ask.
 func (g *globalOptions) sourceOptions() source.Options {
-	return source.Options{Offline: g.Offline, CacheDir: g.CacheDir, CertsDir: g.CertsDir, Concurrency: g.Concurrency, Timeout: g.Timeout}
+	return source.Options{Offline: g.Offline, CacheDir: g.CacheDir, CertsDir: g.CertsDir, Concurrency: g.Concurrency, Timeout: g.Timeout,
+		HostConcurrency: g.HostConcurrency, HostTimeout: g.HostTimeout}
 }
 
 // load runs source.Load for a command: the catalogue and the lock, then
@@ -24,6 +25,9 @@ func load(ctx context.Context, g *globalOptions, s streams, host string, prog *p
 		req.Loaded, req.HostDone = prog.loaded, prog.hostDone
 	}
 	in, warnings, err := source.Load(ctx, req)
+	if in != nil {
+		skippedHosts(s, in.Skipped)
+	}
 	return in, loadError(s, in, warnings, err)
 }
 

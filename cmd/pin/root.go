@@ -41,7 +41,11 @@ type globalOptions struct {
 	// registries' certificate folders (--certs-dir, else PIN_CERTS_DIR).
 	CertsDir    string
 	Concurrency int
-	Verbose     bool
+	// HostConcurrency and HostTimeout bound the reading of hosts: how
+	// many at once, and how long each.
+	HostConcurrency int
+	HostTimeout     time.Duration
+	Verbose         bool
 	// Timeout bounds each request to a host or registry.
 	Timeout time.Duration
 	// now is the clock; tests may set it.
@@ -114,6 +118,8 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	f.IntVar(&g.Concurrency, "concurrency", 8, "requests in flight per registry")
 	f.BoolVarP(&g.Verbose, "verbose", "v", false, "say more: sources asked, requests made")
 	f.DurationVar(&g.Timeout, "timeout", 30*time.Second, "time limit of each request to a host or registry")
+	f.IntVar(&g.HostConcurrency, "host-concurrency", 8, "hosts read at once")
+	f.DurationVar(&g.HostTimeout, "host-timeout", 2*time.Minute, "time limit of the read of each host, all its requests together")
 	root.SetFlagErrorFunc(flagErrorFunc)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if g.Format != "table" && g.Format != "json" {
@@ -134,6 +140,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	root.AddCommand(newInitCmd(g, s))
 	root.AddCommand(newExportCmd(g, s))
 	root.AddCommand(newProposeCmd(g, s))
+	root.AddCommand(newObserveCmd(g, s))
 	setVersion(root)
 	return root
 }

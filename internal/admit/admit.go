@@ -44,6 +44,9 @@ const maxBody = 3 << 20
 // Server answers AdmissionReviews. Its fields are set before it serves and
 // not changed after.
 type Server struct {
+	// Enforcer holds the catalogue and the lock. It may be left nil and
+	// given later with Install, so that the server answers /healthz (and
+	// /readyz with 503) while they load.
 	Enforcer *enforce.Enforcer
 	// Namespaces maps each guarded namespace to the catalogue host that
 	// reads it. Objects in other namespaces are allowed.
@@ -58,6 +61,8 @@ type Server struct {
 	// DefaultTimeout.
 	Timeout time.Duration
 	Log     *slog.Logger
+
+	installed installed
 }
 
 // budget is the time to decide in: the timeout the API server sends in
@@ -75,10 +80,20 @@ func (s *Server) budget(r *http.Request) time.Duration {
 }
 
 // ServeHTTP answers POST /validate (any path) with an AdmissionReview
-// holding the response; GET /healthz answers 200.
+// holding the response; GET /healthz answers 200 (the process lives);
+// GET /readyz answers 200 only when the catalogue and the lock are
+// loaded (see Ready), else 503 with the reason.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/healthz" {
+	switch r.URL.Path {
+	case "/healthz":
 		io.WriteString(w, "ok\n")
+		return
+	case "/readyz":
+		if err := s.Ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -125,6 +140,10 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 	if !guarded || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
 		return resp
 	}
+	e := s.enforcer()
+	if e == nil {
+		return s.undecided(req, resp, errNotReady)
+	}
 	obj, err := decodeObject(req.Kind.Kind, req.Object.Raw)
 	if errors.Is(err, errNotWorkload) {
 		return resp
@@ -139,7 +158,7 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 		}
 	}
 	tr := newTracer(s.Owners[hostName])
-	deep := tracesOwners(s.Enforcer.Catalogue, hostName)
+	deep := tracesOwners(e.Catalogue, hostName)
 	for _, o := range []*object{obj, old} {
 		if o == nil {
 			continue
@@ -148,24 +167,24 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 			return s.undecided(req, resp, fmt.Errorf("%s %s: %w", o.kind, o.name, err))
 		}
 	}
-	items := s.items(hostName, obj, old)
+	items := s.items(e, hostName, obj, old)
 	var decisions []decision
 	var refusals []string
 	var seen *observe.Observed
 	for _, it := range items {
 		for _, m := range it.modules {
 			if seen == nil {
-				o := s.Enforcer.Observe(ctx, hostName)
+				o := e.Observe(ctx, hostName)
 				seen = &o
 			}
-			j, err := s.Enforcer.Judge(ctx, *seen, m, it.cand.Image, it.ov)
+			j, err := e.Judge(ctx, *seen, m, it.cand.Image, it.ov)
 			if err == nil && j.Refusal != nil && it.fromOwners && it.ov.Downgrade == "" {
 				// The workload's own annotation reaches the pods and jobs
 				// its controllers create.
 				var ov resolve.Override
 				var found bool
 				if ov, found, err = tr.ownerOverride(ctx, obj, howOf(obj)); err == nil && found {
-					j, err = s.Enforcer.Judge(ctx, *seen, m, it.cand.Image, ov)
+					j, err = e.Judge(ctx, *seen, m, it.cand.Image, ov)
 				}
 			}
 			if err == nil && ctx.Err() != nil {
@@ -206,9 +225,9 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 // container the update removes and the new image is of its repository.
 // An ephemeral container added to a Pod is judged for every module that
 // covers a container of the Pod, with its own override.
-func (s *Server) items(hostName string, obj, old *object) []item {
+func (s *Server) items(e *enforce.Enforcer, hostName string, obj, old *object) []item {
 	cover := func(o *object, name, img string) []*catalogue.Module {
-		return s.Enforcer.Covering(hostName, enforce.Candidate{Name: name, Labels: o.podLabels, Workload: o.workload, Pod: o.pod, Image: img})
+		return e.Covering(hostName, enforce.Candidate{Name: name, Labels: o.podLabels, Workload: o.workload, Pod: o.pod, Image: img})
 	}
 	how := howOf(obj)
 	var items []item

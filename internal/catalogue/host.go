@@ -13,7 +13,8 @@ var (
 	hostSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "docker"}, {Name: "snapshot"}, {Name: "cert_path"}, {Name: "tls_verify"},
 		{Name: "kubernetes"}, {Name: "context"},
-	}}
+		{Name: "observations"}, {Name: "max_age"}, {Name: "skip_unreachable"},
+	}, Blocks: []hcl.BlockHeaderSchema{{Type: "verify"}}}
 )
 
 func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
@@ -59,6 +60,8 @@ func (l *loader) host(b *hcl.Block, dir string) hcl.Diagnostics {
 			diags = append(diags, errorf(a["docker"].Expr.Range(), "Invalid Docker address", "%q is not a Docker Engine address. Write unix:///var/run/docker.sock, tcp://host:2376 or ssh://user@host.", h.Docker))
 		}
 	}
+	diags = append(diags, boolean(a["skip_unreachable"], &h.SkipUnreachable)...)
+	diags = append(diags, observations(h, b, content, dir)...)
 	if h.Snapshot != "" && !filepath.IsAbs(h.Snapshot) {
 		h.Snapshot = filepath.Join(dir, h.Snapshot)
 	}

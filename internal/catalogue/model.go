@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/hashicorp/hcl/v2"
@@ -58,7 +59,20 @@ type Host struct {
 	// TLS settings for tcp:// as the Docker CLI takes them.
 	CertPath  string
 	TLSVerify bool
-	DeclRange hcl.Range
+	// Observations is where the host publishes what it runs ("pin observe
+	// HOST"), read instead of the host itself: a file, a folder holding
+	// HOST.json (absolute), or "oci://registry/repository" (tagged HOST).
+	// Verify then says who must have signed them, and MaxAge how old they
+	// may be (zero: the reader's default).
+	Observations string
+	Verify       *Verify
+	MaxAge       time.Duration
+	// SkipUnreachable lets a run go on without this host when it cannot
+	// be read: its modules are resolved from the other hosts and the
+	// previous lock, and the run says so. Without it, its modules are
+	// refused.
+	SkipUnreachable bool
+	DeclRange       hcl.Range
 }
 
 // Kubernetes says which cluster and namespace a host is. Every field is

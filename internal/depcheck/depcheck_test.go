@@ -156,7 +156,8 @@ func TestFlowRunsOneWay(t *testing.T) {
 		{"lock", "internal/image", "internal/version"},
 		// The host adapters stand on the snapshot model beside them, and
 		// nothing above: observe reads them through its Host interface.
-		{"internal/order", "internal/catalogue", "internal/host", "internal/host/docker", "internal/host/kubernetes"},
+		{"internal/order", "internal/catalogue", "internal/host", "internal/host/docker", "internal/host/kubernetes",
+			"internal/host/published", "internal/host/fleet"},
 		{"internal/observe", "internal/registry"},
 		{"resolve"},
 		{"internal/source"},

@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/host/kubernetes"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/registry"
 )
 
 // UnknownHostError is a host named on the command line that the catalogue
@@ -36,11 +37,14 @@ func Hosts(c *catalogue.Catalogue, o Options, only string) (map[string]observe.H
 		return nil, &UnknownHostError{Host: only, Known: names}
 	}
 	hosts := map[string]observe.Host{}
+	published := &observationHosts{c: c, o: o, remotes: map[string]*registry.Remote{}}
 	for _, h := range c.Hosts {
 		if only != "" && h.Name != only {
 			continue
 		}
 		switch {
+		case h.Observations != "":
+			hosts[h.Name] = published.host(h)
 		case h.Snapshot != "":
 			hosts[h.Name] = host.SnapshotFile{HostName: h.Name, Path: h.Snapshot}
 		case o.Offline:

@@ -41,8 +41,12 @@ type Inputs struct {
 	// LockSum is the SHA-256 of the lockfile's bytes as read (of none when
 	// there was no file): a run keeps that, not the bytes, to tell whether
 	// its lock changes (a 10,000-module lock is 5.8 MB).
-	LockSum    [sha256.Size]byte
-	Observed   observe.Observed
+	LockSum  [sha256.Size]byte
+	Observed observe.Observed
+	// Skipped are the hosts that could not be read and that the
+	// catalogue lets a run go on without (skip_unreachable), with why:
+	// the run must say so.
+	Skipped    map[string]error
 	Registries *Registries
 }
 
@@ -106,11 +110,13 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 			}}
 		}
 	}
+	observed, skipped := readHosts(ctx, cat, hosts, r.Options)
 	return &Inputs{
 		Catalogue:  cat,
 		Lock:       old,
 		LockSum:    sha256.Sum256(oldBytes),
-		Observed:   observe.Hosts(ctx, hosts),
+		Observed:   observed,
+		Skipped:    skipped,
 		Registries: NewRegistries(cat, r.Options),
 	}, warnings, nil
 }

@@ -20,4 +20,9 @@ type Options struct {
 	// Docker Engine reads /etc/docker/certs.d/<host>/ (ca.crt,
 	// client.cert, client.key); "" means /etc/docker/certs.d.
 	CertsDir string
+	// HostConcurrency bounds the hosts read at once (pin's
+	// --host-concurrency; default 8), and HostTimeout the read of each
+	// host, all its requests together (--host-timeout; default 2m).
+	HostConcurrency int
+	HostTimeout     time.Duration
 }
