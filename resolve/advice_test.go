@@ -108,26 +108,26 @@ func adviceDecides(t *testing.T, reg Registry, m *catalogue.Module, old *lock.Lo
 			Registry: func(string) Registry { return reg }, Now: reviewNow}).Decisions[0]
 	}
 	d := resolve(m)
-	if d.Refusal == nil || len(d.Refusal.Advice) == 0 {
-		t.Fatalf("want a refusal with advice: new %v, refusal %v, err %v", d.New, d.Refusal, d.Err)
+	if d.Refusal() == nil || len(d.Refusal().Advice) == 0 {
+		t.Fatalf("want a refusal with advice: new %v, refusal %v, err %v", d.New(), d.Refusal(), d.Err())
 	}
-	text := d.Refusal.Error()
+	text := d.Refusal().Error()
 	t.Log(text)
 	tag, digest, _ := strings.Cut(claim, "@")
 	if i := strings.Index(text, "to decide"); i < 0 || strings.Contains(text[i:], claim) || strings.Contains(text[i:], `"`+tag+"@"+digest[:19]) {
 		t.Errorf("the advice writes the claim %s pin disbelieved:\n%s", claim, text)
 	}
-	for _, a := range d.Refusal.Advice {
+	for _, a := range d.Refusal().Advice {
 		nd := resolve(follow(t, m, a))
 		switch {
-		case nd.Err != nil:
-			t.Errorf("following %q: %v", a, nd.Err)
-		case nd.Refusal != nil && sameRefusal(nd.Refusal, d.Refusal):
-			t.Errorf("following %q: the same refusal:\n%s", a, nd.Refusal)
-		case nd.Refusal != nil:
-			t.Errorf("following %q: refused again:\n%s", a, nd.Refusal)
-		case nd.New.Tag == tag && nd.New.Digest == digest:
-			t.Errorf("following %q: the lock writes the claim pin disbelieved: %+v", a, nd.New)
+		case nd.Err() != nil:
+			t.Errorf("following %q: %v", a, nd.Err())
+		case nd.Refusal() != nil && sameRefusal(nd.Refusal(), d.Refusal()):
+			t.Errorf("following %q: the same refusal:\n%s", a, nd.Refusal())
+		case nd.Refusal() != nil:
+			t.Errorf("following %q: refused again:\n%s", a, nd.Refusal())
+		case nd.New().Tag == tag && nd.New().Digest == digest:
+			t.Errorf("following %q: the lock writes the claim pin disbelieved: %+v", a, nd.New())
 		}
 	}
 }

@@ -24,18 +24,18 @@ func TestAllowDowngradeAcceptsOneDowngrade(t *testing.T) {
 	}
 
 	first := resolveWith(nil, "1.27.3+1.27.3")
-	if first.New == nil || first.New.Digest != pin.Digest || first.New.AllowDowngrade != m.AllowDowngrade {
-		t.Fatalf("the first downgrade, stated: new %v refusal %v", first.New, first.Refusal)
+	if first.New() == nil || first.New().Digest != pin.Digest || first.New().AllowDowngrade != m.AllowDowngrade {
+		t.Fatalf("the first downgrade, stated: new %v refusal %v", first.New(), first.Refusal())
 	}
-	old := &lock.Lock{Modules: []*lock.Module{first.New}}
-	if again := resolveWith(old, "1.27.3+1.27.3"); again.New == nil || !lock.Equal(&lock.Lock{Modules: []*lock.Module{again.New}}, old) {
-		t.Errorf("the same downgrade again: new %v refusal %v; want the entry unchanged", again.New, again.Refusal)
+	old := &lock.Lock{Modules: []*lock.Module{first.New()}}
+	if again := resolveWith(old, "1.27.3+1.27.3"); again.New() == nil || !lock.Equal(&lock.Lock{Modules: []*lock.Module{again.New()}}, old) {
+		t.Errorf("the same downgrade again: new %v refusal %v; want the entry unchanged", again.New(), again.Refusal())
 	}
 
 	// A host has started 1.28.0 since: a downgrade the words never saw.
 	next := resolveWith(old, "1.28.0+1.28.0")
-	if next.Refusal == nil || next.Refusal.Kind != KindDowngrade || !strings.Contains(next.Refusal.Error(), "A reason accepts one downgrade") {
-		t.Errorf("a second downgrade in the same words: new %v refusal %v; want a refusal that says so", next.New, next.Refusal)
+	if next.Refusal() == nil || next.Refusal().Kind != KindDowngrade || !strings.Contains(next.Refusal().Error(), "A reason accepts one downgrade") {
+		t.Errorf("a second downgrade in the same words: new %v refusal %v; want a refusal that says so", next.New(), next.Refusal())
 	}
 	j, err := Judge(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.28.0+1.28.0"}}, nil)), m, image.Image{Repository: repo, Digest: pin.Digest}, Override{})
 	if err != nil || j.Allowed() || j.Accepted != nil {
@@ -48,8 +48,8 @@ func TestAllowDowngradeAcceptsOneDowngrade(t *testing.T) {
 
 	// New words accept it.
 	m.AllowDowngrade = "1.28 as well: the same schema bug"
-	if again := resolveWith(old, "1.28.0+1.28.0"); again.New == nil || again.New.AllowDowngrade != m.AllowDowngrade {
-		t.Errorf("new words: new %v refusal %v", again.New, again.Refusal)
+	if again := resolveWith(old, "1.28.0+1.28.0"); again.New() == nil || again.New().AllowDowngrade != m.AllowDowngrade {
+		t.Errorf("new words: new %v refusal %v", again.New(), again.Refusal())
 	}
 }
 
@@ -75,7 +75,7 @@ func TestSpentWordsFollowTheContent(t *testing.T) {
 	s.Images[0].ID, s.Containers[0].ImageID = manifest, manifest
 	s.Images[0].RepoDigests = []string{repo + "@" + manifest}
 	d := Resolve(context.Background(), inputOf(m, reg, old, seen)).Decisions[0]
-	if d.New == nil || d.New.Digest != older.Digest || d.New.AllowDowngrade != words {
-		t.Errorf("the same image by another digest: new %v, refusal %v", d.New, d.Refusal)
+	if d.New() == nil || d.New().Digest != older.Digest || d.New().AllowDowngrade != words {
+		t.Errorf("the same image by another digest: new %v, refusal %v", d.New(), d.Refusal())
 	}
 }

@@ -52,11 +52,11 @@ func TestTagClaimOnUnlabelledImage(t *testing.T) {
 			for _, policy := range []catalogue.Policy{catalogue.Exact, catalogue.AtLeastRunning} {
 				m := &catalogue.Module{Name: "svc", Image: repo, Policy: policy, Pin: pinOf("1.30.0", named)}
 				d := Resolve(ctx, inputOf(m, reg, nil, observed(m, runs, nil))).Decisions[0]
-				if lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown || !strings.Contains(d.Refusal.Error(), "only the tag 1.30.0")) {
-					t.Errorf("%s pin 1.30.0@<1.22.6>: new %v, refusal %v; want an unknown order naming the tag", policy, d.New, d.Refusal)
+				if lie && (d.Refusal() == nil || d.Refusal().Kind != KindUnknown || !strings.Contains(d.Refusal().Error(), "only the tag 1.30.0")) {
+					t.Errorf("%s pin 1.30.0@<1.22.6>: new %v, refusal %v; want an unknown order naming the tag", policy, d.New(), d.Refusal())
 				}
-				if !lie && (d.New == nil || d.New.Digest != named.Digest) {
-					t.Errorf("%s pin 1.30.0: new %v, refusal %v, err %v; want the pin", policy, d.New, d.Refusal, d.Err)
+				if !lie && (d.New() == nil || d.New().Digest != named.Digest) {
+					t.Errorf("%s pin 1.30.0: new %v, refusal %v, err %v; want the pin", policy, d.New(), d.Refusal(), d.Err())
 				}
 			}
 
@@ -65,11 +65,11 @@ func TestTagClaimOnUnlabelledImage(t *testing.T) {
 			old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.30.0", Version: "1.30.0", Digest: named.Digest, Source: "pin"}}}
 			in := inputOf(m, reg, old, observed(m, runs, nil))
 			d := Resolve(ctx, in).Decisions[0]
-			if lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown) {
-				t.Errorf("resolve over a lock entry 1.30.0@<1.22.6>: new %v, refusal %v; want an unknown order", d.New, d.Refusal)
+			if lie && (d.Refusal() == nil || d.Refusal().Kind != KindUnknown) {
+				t.Errorf("resolve over a lock entry 1.30.0@<1.22.6>: new %v, refusal %v; want an unknown order", d.New(), d.Refusal())
 			}
-			if !lie && (d.New == nil || d.New.Digest != named.Digest) {
-				t.Errorf("resolve over a lock entry 1.30.0: new %v, refusal %v, err %v; want the entry kept", d.New, d.Refusal, d.Err)
+			if !lie && (d.New() == nil || d.New().Digest != named.Digest) {
+				t.Errorf("resolve over a lock entry 1.30.0: new %v, refusal %v, err %v; want the entry kept", d.New(), d.Refusal(), d.Err())
 			}
 			in.Host = "host-0"
 			cuts, err := PlanCutover(ctx, in)
@@ -107,16 +107,16 @@ func TestTagClaimUnderstatedOnAFloor(t *testing.T) {
 	m.Constraint = must(semver.NewConstraint("<1.26"))
 	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "track-upstream", Image: repo, Tag: "1.22.6", Version: "1.22.6", Digest: imgs["1.30.0"].Digest, Source: "upstream"}}}
 	d := Resolve(ctx, inputOf(m, reg, old, observed(m, nil, nil))).Decisions[0]
-	if d.Refusal == nil || d.Refusal.Kind != KindUnknown {
-		t.Errorf("track-upstream over an entry 1.22.6@<1.30.0>: new %v, refusal %v; want an unknown order", d.New, d.Refusal)
+	if d.Refusal() == nil || d.Refusal().Kind != KindUnknown {
+		t.Errorf("track-upstream over an entry 1.22.6@<1.30.0>: new %v, refusal %v; want an unknown order", d.New(), d.Refusal())
 	}
 
 	// The pin says 1.22.0 of 1.30.0's content; a host runs 1.25.0: the
 	// pin loses by what it says, and what runs is locked, no refusal.
 	m = &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.0", imgs["1.30.0"])}
 	d = Resolve(ctx, inputOf(m, reg, nil, observed(m, []run{{host: "host-0", word: "1.25.0"}}, nil))).Decisions[0]
-	if d.New == nil || d.New.Digest != imgs["1.25.0"].Digest {
-		t.Errorf("pin 1.22.0@<1.30.0> against a running 1.25.0: new %v, refusal %v; want what runs", d.New, d.Refusal)
+	if d.New() == nil || d.New().Digest != imgs["1.25.0"].Digest {
+		t.Errorf("pin 1.22.0@<1.30.0> against a running 1.25.0: new %v, refusal %v; want what runs", d.New(), d.Refusal())
 	}
 }
 
@@ -128,8 +128,8 @@ func TestTagClaimCost(t *testing.T) {
 	reg, imgs := unlabelledFleet()
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.30.0", imgs["1.30.0"])}
 	seen := observed(m, []run{{host: "host-0", word: "1.25.0"}, {host: "host-1", word: "1.22.6"}}, nil)
-	if d := Resolve(ctx, inputOf(m, reg, nil, seen)).Decisions[0]; d.New == nil {
-		t.Fatalf("pin 1.30.0: %v %v", d.Refusal, d.Err)
+	if d := Resolve(ctx, inputOf(m, reg, nil, seen)).Decisions[0]; d.New() == nil {
+		t.Fatalf("pin 1.30.0: %v %v", d.Refusal(), d.Err())
 	}
 	if !slices.Equal(reg.asked, []string{"1.30.0"}) {
 		t.Errorf("HEADs asked: %q, want one for the pin's tag", reg.asked)
@@ -139,8 +139,8 @@ func TestTagClaimCost(t *testing.T) {
 	h := &headRegistry{Registry: labelled, heads: map[string]string{}}
 	pin := word(repo, "1.30.0+1.30.0")
 	m = &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.TrackUpstream, Pin: pinOf("1.30.0", pin)}
-	if d := Resolve(ctx, inputOf(m, h, nil, observed(m, []run{{host: "host-0", word: "1.25.0+1.25.0"}}, nil))).Decisions[0]; d.New == nil {
-		t.Fatalf("labelled: %v %v", d.Refusal, d.Err)
+	if d := Resolve(ctx, inputOf(m, h, nil, observed(m, []run{{host: "host-0", word: "1.25.0+1.25.0"}}, nil))).Decisions[0]; d.New() == nil {
+		t.Fatalf("labelled: %v %v", d.Refusal(), d.Err())
 	}
 	if len(h.asked) != 0 {
 		t.Errorf("labelled images: HEADs asked %q, want none", h.asked)
@@ -182,8 +182,8 @@ func TestTagClaimOfAPinThatIsAlsoTheLock(t *testing.T) {
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", real)}
 	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Version: "1.22.6", Digest: real.Digest, Source: "pin"}}}
 	d := Resolve(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.25.0"}}, nil))).Decisions[0]
-	if d.New != nil && d.New.Digest == imgs["1.25.0"].Digest {
-		t.Errorf("locked 1.25.0 over a lock entry whose content is 1.30.0 (called 1.22.6 by the pin and the entry alike): %q", d.New.Reason)
+	if d.New() != nil && d.New().Digest == imgs["1.25.0"].Digest {
+		t.Errorf("locked 1.25.0 over a lock entry whose content is 1.30.0 (called 1.22.6 by the pin and the entry alike): %q", d.New().Reason)
 	}
 }
 
@@ -213,11 +213,11 @@ func TestHostTagIsAClaim(t *testing.T) {
 
 			d := Resolve(ctx, inputOf(m, reg, nil, seen)).Decisions[0]
 			switch {
-			case lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown || !strings.Contains(d.Refusal.Error(), "only the tag 1.30.0 says the version") ||
-				!strings.Contains(d.Refusal.Error(), "the registry has no such tag")):
-				t.Errorf("resolve: new %v, refusal %v; want an unknown order naming the host's tag", d.New, d.Refusal)
-			case !lie && (d.New == nil || d.New.Digest != ran.Digest):
-				t.Errorf("resolve, the host's tag true: new %v, refusal %v, err %v", d.New, d.Refusal, d.Err)
+			case lie && (d.Refusal() == nil || d.Refusal().Kind != KindUnknown || !strings.Contains(d.Refusal().Error(), "only the tag 1.30.0 says the version") ||
+				!strings.Contains(d.Refusal().Error(), "the registry has no such tag")):
+				t.Errorf("resolve: new %v, refusal %v; want an unknown order naming the host's tag", d.New(), d.Refusal())
+			case !lie && (d.New() == nil || d.New().Digest != ran.Digest):
+				t.Errorf("resolve, the host's tag true: new %v, refusal %v, err %v", d.New(), d.Refusal(), d.Err())
 			}
 			if !lie && !slices.Equal(reg.asked, []string{"1.30.0"}) {
 				t.Errorf("HEADs asked: %q, want one for the host's tag", reg.asked)
@@ -232,10 +232,10 @@ func TestHostTagIsAClaim(t *testing.T) {
 			in.Mode, in.Host = ModeFromHost, "host-0"
 			d = Resolve(ctx, in).Decisions[0]
 			switch {
-			case lie && (d.Refusal == nil || d.Refusal.Kind != KindUnknown):
-				t.Errorf("lock --from-host host-0: new %v, refusal %v; want an unknown order", d.New, d.Refusal)
-			case !lie && (d.New == nil || d.New.Digest != ran.Digest):
-				t.Errorf("lock --from-host host-0, the host's tag true: new %v, refusal %v", d.New, d.Refusal)
+			case lie && (d.Refusal() == nil || d.Refusal().Kind != KindUnknown):
+				t.Errorf("lock --from-host host-0: new %v, refusal %v; want an unknown order", d.New(), d.Refusal())
+			case !lie && (d.New() == nil || d.New().Digest != ran.Digest):
+				t.Errorf("lock --from-host host-0, the host's tag true: new %v, refusal %v", d.New(), d.Refusal())
 			}
 			in.Mode, in.Host = ModeResolve, ""
 			want := map[bool]Verdict{true: VerdictUnknown, false: VerdictDowngrade}[lie]

@@ -30,10 +30,10 @@ func TestLockRoundTripsRealDates(t *testing.T) {
 			reg.byTag["1.27.3"], reg.byDigest[img.Digest] = img, img
 			m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.27.3", img)}
 			d := Resolve(ctx, inputOf(m, reg, nil, observed(m, nil, nil))).Decisions[0]
-			if d.New == nil {
-				t.Fatalf("first run: %v %v", d.Refusal, d.Err)
+			if d.New() == nil {
+				t.Fatalf("first run: %v %v", d.Refusal(), d.Err())
 			}
-			written := lock.Format(&lock.Lock{Modules: []*lock.Module{d.New}})
+			written := lock.Format(&lock.Lock{Modules: []*lock.Module{d.New()}})
 			old, diags := lock.Parse(written, "pin.lock.hcl")
 			if diags.HasErrors() {
 				t.Fatal(diags)
@@ -41,8 +41,8 @@ func TestLockRoundTripsRealDates(t *testing.T) {
 			in := inputOf(m, reg, old, observed(m, nil, nil))
 			in.Now = tc.now
 			again := Resolve(ctx, in).Decisions[0]
-			if again.Err != nil || again.New == nil {
-				t.Fatalf("second run over the lock it wrote: %v %v\n%s", again.Err, again.Refusal, written)
+			if again.Err() != nil || again.New() == nil {
+				t.Fatalf("second run over the lock it wrote: %v %v\n%s", again.Err(), again.Refusal(), written)
 			}
 		})
 	}

@@ -24,8 +24,8 @@ func TestObserveHostsKeepsOtherHosts(t *testing.T) {
 	}
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "down", Container: "svc"}}}
 	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Observed: seen, Now: time.Now()})
-	if p.Decisions[0].Err == nil || !strings.Contains(p.Decisions[0].Err.Error(), "host down: connection refused") {
-		t.Fatalf("module on a failed host: err = %v", p.Decisions[0].Err)
+	if p.Decisions[0].Err() == nil || !strings.Contains(p.Decisions[0].Err().Error(), "host down: connection refused") {
+		t.Fatalf("module on a failed host: err = %v", p.Decisions[0].Err())
 	}
 }
 

@@ -62,7 +62,7 @@ func TestResolveModuleRecordsOnlyItsHosts(t *testing.T) {
 	in.Only = []string{"a"}
 	p := Resolve(ctx, in)
 	if p.Refused() || p.Failed() {
-		t.Fatalf("resolve a: %v %v", p.Decisions[0].Refusal, p.Decisions[0].Err)
+		t.Fatalf("resolve a: %v %v", p.Decisions[0].Refusal(), p.Decisions[0].Err())
 	}
 	if !slices.Equal(p.Hosts, old.Hosts) {
 		t.Errorf("resolve a wrote hosts %v; want the lock's %v: b was not decided against host-1", p.Hosts, old.Hosts)
@@ -72,8 +72,8 @@ func TestResolveModuleRecordsOnlyItsHosts(t *testing.T) {
 	in.Mode, in.Host = ModeFromHost, "host-0"
 	in.Observed = observeAll(map[string]*host.Snapshot{"host-0": in.Observed.Snapshots["host-0"]})
 	d := Resolve(ctx, in).Decisions[1]
-	if d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts || !strings.Contains(d.Refusal.Error(), "host-1") {
-		t.Errorf("lock --from-host host-0 after resolve a: b new %v, refusal %v; want hosts-not-read naming host-1", d.New, d.Refusal)
+	if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {
+		t.Errorf("lock --from-host host-0 after resolve a: b new %v, refusal %v; want hosts-not-read naming host-1", d.New(), d.Refusal())
 	}
 	// A full resolve reads every host for every module: recorded.
 	in = input()
@@ -98,13 +98,13 @@ func TestFromHostRefusesWhenNothingRunsThere(t *testing.T) {
 	in.Mode, in.Host = ModeFromHost, "host-0"
 	in.Observed = observeAll(map[string]*host.Snapshot{"host-0": s0})
 	d := Resolve(ctx, in).Decisions[0]
-	if d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts || !strings.Contains(d.Refusal.Error(), "host-1") {
-		t.Errorf("lock --from-host host-0, a running nothing there and host-1 unread: change %s, refusal %v", d.Change(), d.Refusal)
+	if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {
+		t.Errorf("lock --from-host host-0, a running nothing there and host-1 unread: change %s, refusal %v", d.Change(), d.Refusal())
 	}
 	// A module whose runs_on does not name host-0 is not touched.
 	a.RunsOn = a.RunsOn[1:]
-	if d := Resolve(ctx, in).Decisions[0]; d.Refusal != nil || d.Change() != ChangeNone {
-		t.Errorf("a module not on host-0: change %s, refusal %v", d.Change(), d.Refusal)
+	if d := Resolve(ctx, in).Decisions[0]; d.Refusal() != nil || d.Change() != ChangeNone {
+		t.Errorf("a module not on host-0: change %s, refusal %v", d.Change(), d.Refusal())
 	}
 }
 

@@ -26,8 +26,8 @@ func TestMixedIndexIsNotTheSameContent(t *testing.T) {
 	in := inputOf(m, reg, nil, seen)
 
 	d := Resolve(ctx, in).Decisions[0]
-	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade {
-		t.Errorf("resolve: new %v (reason %q), refusal %v; want a downgrade refused: a linux/amd64 pull of the index gets 1.22.6", digestOf(d.New), reasonOf(d.New), d.Refusal)
+	if d.Refusal() == nil || d.Refusal().Kind != KindDowngrade {
+		t.Errorf("resolve: new %v (reason %q), refusal %v; want a downgrade refused: a linux/amd64 pull of the index gets 1.22.6", digestOf(d.New()), reasonOf(d.New()), d.Refusal())
 	}
 
 	in.Old = &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "exact", Image: repo, Digest: idx,
@@ -51,8 +51,8 @@ func TestMixedIndexIsNotTheSameContent(t *testing.T) {
 	same := reg.add("", map[string]string{"linux/amd64": cur, "linux/arm64": old})
 	m.Pin = catalogue.Pin{Text: same, Digest: same}
 	in.Old = nil
-	if d := Resolve(ctx, in).Decisions[0]; d.New == nil || d.New.Digest != same || d.New.Rule != "content" {
-		t.Errorf("an index whose linux/amd64 entry is what runs: new %v, refusal %v", d.New, d.Refusal)
+	if d := Resolve(ctx, in).Decisions[0]; d.New() == nil || d.New().Digest != same || d.New().Rule != "content" {
+		t.Errorf("an index whose linux/amd64 entry is what runs: new %v, refusal %v", d.New(), d.Refusal())
 	}
 }
 
@@ -110,7 +110,7 @@ func TestOneImageByIndexAndByManifest(t *testing.T) {
 	seen := observed(m, []run{{host: "host-0", word: "1.27.3+1.27.3", platform: "linux/amd64"}, {host: "host-1", word: "1.27.3+1.27.3", platform: "linux/amd64"}}, nil)
 	seen.Snapshots["host-0"].Images[0].RepoDigests = []string{repo + "@" + idx}
 	d := Resolve(context.Background(), inputOf(m, reg, nil, seen)).Decisions[0]
-	if d.New == nil || (d.New.Digest != idx && d.New.Digest != manifest) {
-		t.Errorf("one release, by its index and by its manifest: new %v, refusal %v", d.New, d.Refusal)
+	if d.New() == nil || (d.New().Digest != idx && d.New().Digest != manifest) {
+		t.Errorf("one release, by its index and by its manifest: new %v, refusal %v", d.New(), d.Refusal())
 	}
 }

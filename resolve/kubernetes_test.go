@@ -133,15 +133,15 @@ func TestResolveCluster(t *testing.T) {
 	reg := &countingRegistry{Registry: newFakeRegistry(repo, "1.27.3/2026-09-01+1.27.3", "1.22.6/2024-12-12+1.22.6"), asked: map[string]int{}}
 
 	d := decide(catalogue.Exact, reg)
-	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || d.Refusal.Floor.Observation.Container != "deployment/svc/svc" ||
-		!slices.Equal(d.Refusal.Floor.Observation.Pods, []string{"svc-7c9f-a", "svc-7c9f-c"}) {
-		t.Fatalf("exact: refusal %+v, err %v; want a downgrade refused against prod/deployment/svc/svc (pods svc-7c9f-a, svc-7c9f-c)", d.Refusal, d.Err)
+	if d.Refusal() == nil || d.Refusal().Kind != KindDowngrade || d.Refusal().Floor.Observation.Container != "deployment/svc/svc" ||
+		!slices.Equal(d.Refusal().Floor.Observation.Pods, []string{"svc-7c9f-a", "svc-7c9f-c"}) {
+		t.Fatalf("exact: refusal %+v, err %v; want a downgrade refused against prod/deployment/svc/svc (pods svc-7c9f-a, svc-7c9f-c)", d.Refusal(), d.Err())
 	}
 	if !d.Skew {
 		t.Error("replicas on two digests are not reported as skew")
 	}
 	// The floating tag says nothing: the version came from the registry.
-	if got := d.Refusal.Floor.Image; got.VersionLabel() != "1.27.3" || !got.Created.Equal(newer.Created) {
+	if got := d.Refusal().Floor.Image; got.VersionLabel() != "1.27.3" || !got.Created.Equal(newer.Created) {
 		t.Errorf("the replica's image was not described: %+v", got)
 	}
 	if reg.asked[newer.Digest] != 1 {
@@ -149,27 +149,27 @@ func TestResolveCluster(t *testing.T) {
 	}
 
 	d = decide(catalogue.AtLeastRunning, reg)
-	if d.New == nil || d.New.Digest != newer.Digest || d.New.Source != "running" || d.New.Version != "1.27.3" {
-		t.Fatalf("at-least-running: %+v, refusal %v, err %v", d.New, d.Refusal, d.Err)
+	if d.New() == nil || d.New().Digest != newer.Digest || d.New().Source != "running" || d.New().Version != "1.27.3" {
+		t.Fatalf("at-least-running: %+v, refusal %v, err %v", d.New(), d.Refusal(), d.Err())
 	}
-	if len(d.New.Observed) != 2 || d.New.Observed[0].Container != "deployment/svc/svc" || d.New.Observed[1].Container != "deployment/svc/svc" {
-		t.Errorf("observed = %+v, want deployment/svc/svc twice: once per image its replicas run", d.New.Observed)
+	if len(d.New().Observed) != 2 || d.New().Observed[0].Container != "deployment/svc/svc" || d.New().Observed[1].Container != "deployment/svc/svc" {
+		t.Errorf("observed = %+v, want deployment/svc/svc twice: once per image its replicas run", d.New().Observed)
 	}
-	if strings.Contains(d.New.Reason, "svc-7c9f") {
-		t.Errorf("the lock's reason names a pod: %s", d.New.Reason)
+	if strings.Contains(d.New().Reason, "svc-7c9f") {
+		t.Errorf("the lock's reason names a pod: %s", d.New().Reason)
 	}
 	checkInvariant(t, d)
 
 	// A registry that does not hold the digest leaves the floating tag
 	// unordered: refused, never taken for older.
 	d = decide(catalogue.Exact, newFakeRegistry(repo, "1.22.6/2024-12-12+1.22.6"))
-	if d.Refusal == nil || d.Refusal.Kind != KindUnknown {
-		t.Errorf("digest unknown to the registry: refusal %+v, err %v; want unknown-order", d.Refusal, d.Err)
+	if d.Refusal() == nil || d.Refusal().Kind != KindUnknown {
+		t.Errorf("digest unknown to the registry: refusal %+v, err %v; want unknown-order", d.Refusal(), d.Err())
 	}
 	// Any other registry failure is the module's error.
 	d = decide(catalogue.Exact, brokenImages{Registry: reg, err: errors.New("503 service unavailable")})
-	if d.Err == nil || !strings.Contains(d.Err.Error(), "describing what prod/deployment/svc/svc runs") || !errors.As(d.Err, new(*observe.SourceError)) {
-		t.Errorf("broken registry: err = %v", d.Err)
+	if d.Err() == nil || !strings.Contains(d.Err().Error(), "describing what prod/deployment/svc/svc runs") || !errors.As(d.Err(), new(*observe.SourceError)) {
+		t.Errorf("broken registry: err = %v", d.Err())
 	}
 }
 

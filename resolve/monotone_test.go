@@ -28,16 +28,16 @@ func TestUpstreamMovesBack(t *testing.T) {
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.TrackUpstream, Tag: "latest"}
 	reg := newFakeRegistry(repo, "latest/2026-09-17")
 	first := resolveWith(t, m, reg, nil)
-	if first.New == nil || first.New.Digest != newer.Digest {
-		t.Fatalf("first: %+v %v %v", first.New, first.Refusal, first.Err)
+	if first.New() == nil || first.New().Digest != newer.Digest {
+		t.Fatalf("first: %+v %v %v", first.New(), first.Refusal(), first.Err())
 	}
 	// ...and when "latest" is re-pointed to an older build, keeps what it
 	// locked, and says why.
 	reg = newFakeRegistry(repo, "latest/2026-08-20")
 	reg.byDigest[newer.Digest] = newer
-	back := resolveWith(t, m, reg, &lock.Lock{Modules: []*lock.Module{first.New}})
-	if back.New == nil || back.New.Digest != newer.Digest || !strings.Contains(back.New.Reason, "the previous lock names") {
-		t.Fatalf("latest moved back to %s: locked %+v, refusal %v, err %v", older.Digest, back.New, back.Refusal, back.Err)
+	back := resolveWith(t, m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}})
+	if back.New() == nil || back.New().Digest != newer.Digest || !strings.Contains(back.New().Reason, "the previous lock names") {
+		t.Fatalf("latest moved back to %s: locked %+v, refusal %v, err %v", older.Digest, back.New(), back.Refusal(), back.Err())
 	}
 
 	// exact on a tag-only pin: "1.27" named 1.27.4 when it was locked and
@@ -48,15 +48,15 @@ func TestUpstreamMovesBack(t *testing.T) {
 	v4 := word(repo, "1.27/2026-09-04+1.27.4")
 	reg.byTag["1.27"], reg.byDigest[v4.Digest] = v4, v4
 	first = resolveWith(t, m, reg, nil)
-	if first.New == nil || first.New.Digest != v4.Digest {
-		t.Fatalf("exact 1.27: %+v %v %v", first.New, first.Refusal, first.Err)
+	if first.New() == nil || first.New().Digest != v4.Digest {
+		t.Fatalf("exact 1.27: %+v %v %v", first.New(), first.Refusal(), first.Err())
 	}
 	v1 := word(repo, "1.27/2026-09-20+1.27.1")
 	reg.byTag["1.27"], reg.byDigest[v1.Digest] = v1, v1
-	old := &lock.Lock{Modules: []*lock.Module{first.New}}
+	old := &lock.Lock{Modules: []*lock.Module{first.New()}}
 	back = resolveWith(t, m, reg, old)
-	if back.Refusal == nil || back.Refusal.Kind != KindDowngrade || back.Refusal.Floor.Kind != FloorLocked {
-		t.Fatalf("exact 1.27 moved back to 1.27.1: new %+v, refusal %v, err %v", back.New, back.Refusal, back.Err)
+	if back.Refusal() == nil || back.Refusal().Kind != KindDowngrade || back.Refusal().Floor.Kind != FloorLocked {
+		t.Fatalf("exact 1.27 moved back to 1.27.1: new %+v, refusal %v, err %v", back.New(), back.Refusal(), back.Err())
 	}
 	s := Outdated(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Old: old,
 		Registry: func(string) Registry { return reg }, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, nil)[0]

@@ -78,21 +78,21 @@ func TestLoadedImage(t *testing.T) {
 			Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Registry: func(string) Registry { return reg }, Now: time.Now()})
 		return p.Decisions[0]
 	}
-	if d := run("1.2.0"); d.Refusal == nil || d.Refusal.Kind != KindNoDigest || !strings.Contains(d.Refusal.Error(), "no registry digest") {
-		t.Errorf("newer loaded image: refusal %v", d.Refusal)
+	if d := run("1.2.0"); d.Refusal() == nil || d.Refusal().Kind != KindNoDigest || !strings.Contains(d.Refusal().Error(), "no registry digest") {
+		t.Errorf("newer loaded image: refusal %v", d.Refusal())
 	}
-	if d := run("1.6.0"); d.New == nil || d.New.Source != "pin" || d.New.Observed[0].Digest != "" || d.New.Observed[0].ImageID != idA {
-		t.Errorf("older loaded image: new %+v refusal %v", d.New, d.Refusal)
+	if d := run("1.6.0"); d.New() == nil || d.New().Source != "pin" || d.New().Observed[0].Digest != "" || d.New().Observed[0].ImageID != idA {
+		t.Errorf("older loaded image: new %+v refusal %v", d.New(), d.Refusal())
 	}
 	// Without a version label, only the host's tag 1.5.0 says its
 	// version: a claim no registry can confirm (there is no digest to ask
 	// about), so the order is unknown where it would win.
 	label = nil
-	if d := run("1.2.0"); d.Refusal == nil || d.Refusal.Kind != KindUnknown || !strings.Contains(d.Refusal.Error(), "without a registry digest the tag cannot be checked") {
-		t.Errorf("newer unlabelled loaded image: refusal %v", d.Refusal)
+	if d := run("1.2.0"); d.Refusal() == nil || d.Refusal().Kind != KindUnknown || !strings.Contains(d.Refusal().Error(), "without a registry digest the tag cannot be checked") {
+		t.Errorf("newer unlabelled loaded image: refusal %v", d.Refusal())
 	}
-	if d := run("1.6.0"); d.New == nil || d.New.Source != "pin" {
-		t.Errorf("older unlabelled loaded image (its tag says less than the pin): new %+v refusal %v", d.New, d.Refusal)
+	if d := run("1.6.0"); d.New() == nil || d.New().Source != "pin" {
+		t.Errorf("older unlabelled loaded image (its tag says less than the pin): new %+v refusal %v", d.New(), d.Refusal())
 	}
 }
 
@@ -110,8 +110,8 @@ func TestSkew(t *testing.T) {
 		if d.Skew != tt.skew {
 			t.Errorf("running %s: skew = %v, want %v", tt.running, d.Skew, tt.skew)
 		}
-		if d.New == nil || d.New.Version != "6.10.3" {
-			t.Errorf("running %s: the newest running image is not the floor: %+v", tt.running, d.New)
+		if d.New() == nil || d.New().Version != "6.10.3" {
+			t.Errorf("running %s: the newest running image is not the floor: %+v", tt.running, d.New())
 		}
 	}
 }
@@ -126,13 +126,13 @@ func TestFromHostLeavesOtherModules(t *testing.T) {
 	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{onH1, elsewhere}},
 		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), Mode: ModeFromHost, Host: "h1"})
 	if p.Refused() || p.Failed() {
-		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal, p.Decisions[1].Refusal)
+		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal(), p.Decisions[1].Refusal())
 	}
-	if a := p.Decisions[0]; a.New == nil || a.New.Digest != rdA || a.New.Source != "running" {
-		t.Errorf("a = %+v", a.New)
+	if a := p.Decisions[0]; a.New() == nil || a.New().Digest != rdA || a.New().Source != "running" {
+		t.Errorf("a = %+v", a.New())
 	}
-	if b := p.Decisions[1]; b.New != nil || b.Change() != ChangeSkipped {
-		t.Errorf("b = %+v, change %s", b.New, b.Change())
+	if b := p.Decisions[1]; b.New() != nil || b.Change() != ChangeSkipped {
+		t.Errorf("b = %+v, change %s", b.New(), b.Change())
 	}
 	if got := len(p.Lock().Modules); got != 1 {
 		t.Errorf("lock has %d modules, want 1", got)

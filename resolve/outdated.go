@@ -144,7 +144,7 @@ func lockedFloor(d *Decision) *Floor {
 // failedOnRegistry reports whether the decision failed on a registry.
 func failedOnRegistry(d *Decision) bool {
 	var se *observe.SourceError
-	return d.Err != nil && errors.As(d.Err, &se)
+	return d.Err() != nil && errors.As(d.Err(), &se)
 }
 
 func (c *checker) add(st Status, msg string) {
@@ -197,12 +197,12 @@ func (c *checker) running(ctx context.Context, floors []observe.Observation) {
 // the comparisons with what runs have not said it already.
 func (c *checker) wouldResolve(d *Decision, w weighed) {
 	switch {
-	case errors.Is(d.Err, image.ErrUnavailable):
+	case errors.Is(d.Err(), image.ErrUnavailable):
 		// Offline, and the content is out of reach: not a failure.
-	case d.Err != nil:
-		c.fail(d.Err)
-	case d.Refusal != nil:
-		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || (w.unread && d.Refusal.Kind != KindDowngrade) {
+	case d.Err() != nil:
+		c.fail(d.Err())
+	case d.Refusal() != nil:
+		if c.s.hasAny(StatusBehindRunning, StatusUnknownOrder) || (w.unread && d.Refusal().Kind != KindDowngrade) {
 			// Said already; or offline, where the pin's content is out
 			// of reach and no order can be told: "pin resolve" refuses,
 			// the lock is not at fault. A downgrade its text shows is
@@ -210,7 +210,7 @@ func (c *checker) wouldResolve(d *Decision, w weighed) {
 			return
 		}
 		st := StatusError
-		switch d.Refusal.Kind {
+		switch d.Refusal().Kind {
 		case KindDowngrade:
 			st = StatusRegression
 		case KindUnknown:
@@ -218,7 +218,7 @@ func (c *checker) wouldResolve(d *Decision, w weighed) {
 		case KindUnverified:
 			st = StatusUnverified
 		}
-		msg, _, _ := strings.Cut(d.Refusal.Error(), "\n")
+		msg, _, _ := strings.Cut(d.Refusal().Error(), "\n")
 		c.add(st, "pin resolve would refuse: "+msg)
 	}
 }
@@ -227,7 +227,7 @@ func (c *checker) wouldResolve(d *Decision, w weighed) {
 // because their signals conflict: their order is unknown, and a module
 // whose newest tags cannot be ordered is not current.
 func (c *checker) reportSkipped(d *Decision) {
-	if d.Refusal != nil {
+	if d.Refusal() != nil {
 		return // said by the refusal
 	}
 	for _, sk := range d.Skipped {

@@ -231,15 +231,15 @@ func TestOutdatedAfterResolveProperty(t *testing.T) {
 		args := []string{policy, pin, orDash(running), orDash(upstream), orDash(opts)}
 		in := scenarioInput(t, args[0], args[1], args[2], args[3], args[4])
 		d := Resolve(context.Background(), in).Decisions[0]
-		if d.New == nil {
+		if d.New() == nil {
 			continue
 		}
 		checked++
-		in.Old = &lock.Lock{Modules: []*lock.Module{d.New}}
+		in.Old = &lock.Lock{Modules: []*lock.Module{d.New()}}
 		s := Outdated(context.Background(), in, nil)[0]
 		for _, f := range s.Findings {
 			if f.Status == StatusBehindRunning || (f.Status == StatusUnknownOrder && !strings.HasPrefix(f.Message, "the upstream")) {
-				t.Fatalf("case %d: %s\nresolve locked %s, and outdated says %s: %s", i, strings.Join(args, "  "), d.New.Ref(), f.Status, f.Message)
+				t.Fatalf("case %d: %s\nresolve locked %s, and outdated says %s: %s", i, strings.Join(args, "  "), d.New().Ref(), f.Status, f.Message)
 			}
 		}
 		if s.Has(StatusUnlocked) || s.Has(StatusError) {

@@ -60,8 +60,9 @@ type Decision struct {
 	Module *catalogue.Module
 	// Old is the module's entry in the previous lock, nil if none.
 	Old *lock.Module
-	// New is the entry for the new lock; nil when refused or failed.
-	New *lock.Module
+	// outcome is the decision's one outcome (Outcome, New, Kept,
+	// Downgrade, Refusal, Err, Unselected read it).
+	outcome outcome
 	// Observations are the containers the module takes over, whatever
 	// their state.
 	Observations []observe.Observation
@@ -71,26 +72,10 @@ type Decision struct {
 	Missing []string
 	// Skew is true when the module's containers run different images.
 	Skew bool
-	// Refusal is set when the decision would be a downgrade or rests on an
-	// order that cannot be decided.
-	Refusal *Refusal
-	// Downgrade is set when a downgrade was accepted by allow_downgrade.
-	Downgrade *Refusal
-	// Kept is set when the previous lock won: New is that entry kept
-	// (with this run's observations and reason), the module's own (Old)
-	// or, taken over, another module's. New.Source then says what won
-	// when the entry was written, not in this run.
-	Kept *lock.Module
 	// Repository is set when New names another repository than the
 	// module's image: the catalogue's image moved, and the previous
 	// entry, which won, is kept as it was locked.
 	Repository *RepositoryKept
-	// Err is set when a host or registry failed for this module, or the
-	// catalogue's pin or the lock's entry disagrees with its content.
-	Err error
-	// Unselected: Input.Only did not name the module; New is Old, the
-	// same entry, and nothing was asked.
-	Unselected bool
 	// Verification is what the module's verify policy found (skipped
 	// candidates, unverified floors); nil without a policy.
 	Verification *Verification
@@ -127,15 +112,15 @@ type weighed struct {
 // Change classifies the decision against the old lock.
 func (d *Decision) Change() Change {
 	switch {
-	case d.Err != nil:
+	case d.Err() != nil:
 		return ChangeError
-	case d.Refusal != nil:
+	case d.Refusal() != nil:
 		return ChangeRefused
-	case d.New == nil:
+	case d.New() == nil:
 		return ChangeSkipped
 	case d.Old == nil:
 		return ChangeAdd
-	case d.Old.Equal(d.New):
+	case d.Old.Equal(d.New()):
 		return ChangeNone
 	}
 	return ChangeUpdate
@@ -173,13 +158,13 @@ func (p *Plan) WasRetired(e *lock.Module) bool { return p.retired[e] }
 
 // Refused reports whether any module was refused.
 func (p *Plan) Refused() bool {
-	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Refusal != nil })
+	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Refusal() != nil })
 }
 
 // Failed reports whether any module's host, registry, pin or lock entry
 // failed.
 func (p *Plan) Failed() bool {
-	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Err != nil })
+	return slices.ContainsFunc(p.Decisions, func(d *Decision) bool { return d.Err() != nil })
 }
 
 // Lock is the new lock. It is complete only when the plan has neither
@@ -187,8 +172,8 @@ func (p *Plan) Failed() bool {
 func (p *Plan) Lock() *lock.Lock {
 	l := &lock.Lock{Hosts: p.Hosts}
 	for _, d := range p.Decisions {
-		if d.New != nil {
-			l.Modules = append(l.Modules, d.New)
+		if d.New() != nil {
+			l.Modules = append(l.Modules, d.New())
 		}
 	}
 	l.Modules = append(l.Modules, p.Kept...)

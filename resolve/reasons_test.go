@@ -51,8 +51,8 @@ func TestInvisibleReasonAcceptsNothing(t *testing.T) {
 			if oneWay {
 				m.AllowDowngrade, m.Restore = "the 1.27 migration broke search", why
 			}
-			if d := Resolve(ctx, in).Decisions[0]; d.Refusal == nil || d.Refusal.Kind != KindDowngrade {
-				t.Errorf("one_way %v, allow_downgrade %+q restore %+q: new %v, refusal %v", oneWay, m.AllowDowngrade, m.Restore, d.New, d.Refusal)
+			if d := Resolve(ctx, in).Decisions[0]; d.Refusal() == nil || d.Refusal().Kind != KindDowngrade {
+				t.Errorf("one_way %v, allow_downgrade %+q restore %+q: new %v, refusal %v", oneWay, m.AllowDowngrade, m.Restore, d.New(), d.Refusal())
 			}
 		}
 		m.Pin, m.Policy, m.AllowDowngrade, m.Restore = catalogue.Pin{}, catalogue.AtLeastRunning, "", ""

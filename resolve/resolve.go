@@ -30,8 +30,8 @@ func Resolve(ctx context.Context, in Input) *Plan {
 		// An entry that formats as the previous one did is that one (as
 		// an unselected module's is): a warm run of 1,100 modules kept a
 		// second copy of nearly every entry until the lock was written.
-		if d.New != nil && d.New != d.Old && d.Old.Equal(d.New) {
-			d.New = d.Old
+		if d.New() != nil && d.New() != d.Old && d.Old.Equal(d.New()) {
+			d.outcome.entry = d.Old
 		}
 		p.Decisions[todo[i]] = d
 	}, in.Progress)
@@ -49,7 +49,7 @@ func retire(in Input, p *Plan) {
 	}
 	taken := map[*lock.Module][]string{}
 	for _, d := range p.Decisions {
-		if d.New == nil || d.Unselected || d.Refusal != nil || d.Err != nil {
+		if d.New() == nil || d.Unselected() || d.Refusal() != nil || d.Err() != nil {
 			continue
 		}
 		for _, e := range d.TakenOver {
@@ -134,7 +134,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	opts, reg := orderOptions(m, in.Now), in.registry(m)
 	d.Observations, d.Missing = observe.Observations(m, in.Observed)
 	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
-		d.Err = errors.Join(errs...)
+		d.outcome = failed(errors.Join(errs...))
 		return d, w // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
@@ -142,7 +142,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 			// Its runs_on names the host read, which runs nothing of it
 			// now; but a host of it the lock never read may run anything:
 			// "up to date" would be a claim nobody checked.
-			d.Refusal = unreadHostsRefusal(in, m, unread)
+			d.outcome = refused(unreadHostsRefusal(in, m, unread))
 			return d, w
 		}
 		// Not on this host: keep what was locked, or, with nothing locked
@@ -152,19 +152,22 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		d.Observations, d.Missing = nil, nil
 		if d.Old != nil {
 			if _, _, err := lockedImage(ctx, reg, m, d.Old, opts, firstPlatform(d.Observations, m)); err != nil {
-				d.Err = err
+				d.outcome = failed(err)
 				return d, w
 			}
 		}
-		d.New, d.Kept = d.Old, d.Old
-		if d.Old != nil && hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
-			// Read, and running nothing of the module: recorded, so that
-			// lock --from-host on another host knows it.
-			kept := *d.Old
-			kept.Hosts = entryHosts(m, d.Old, in.Host)
-			d.New = &kept
+		if d.Old != nil {
+			e := d.Old
+			if hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
+				// Read, and running nothing of the module: recorded, so
+				// that lock --from-host on another host knows it.
+				k := *d.Old
+				k.Hosts = entryHosts(m, d.Old, in.Host)
+				e = &k
+			}
+			d.outcome = kept(e, d.Old)
 		}
-		d.Repository = repositoryKept(m, d.New)
+		d.Repository = repositoryKept(m, d.New())
 		return d, w
 	}
 	if in.Mode == ModeFromHost {
@@ -172,12 +175,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		// others; a host of the module it never recorded has floors
 		// nobody knows.
 		if unread := unknownHosts(in, m, d.Old); len(unread) > 0 {
-			d.Refusal = unreadHostsRefusal(in, m, unread)
+			d.outcome = refused(unreadHostsRefusal(in, m, unread))
 			return d, w
 		}
 	}
 	if err := observe.Enrich(ctx, reg, m, d.Observations); err != nil {
-		d.Err = err
+		d.outcome = failed(err)
 		return d, w
 	}
 	idx := in.heirIndex()
@@ -185,7 +188,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	d.Skew = skew(d.Observations, opts)
 	ver, err := verifierFor(in, m, d.Old)
 	if err != nil {
-		d.Err = err
+		d.outcome = failed(err)
 		return d, w
 	}
 	if ver != nil {
@@ -230,20 +233,28 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
-		d.Refusal = r
+		d.outcome = refused(r)
 	case err != nil:
-		d.Err = err
+		d.outcome = failed(err)
 	default:
-		d.Downgrade = dg
-		d.New = s.entry(c, dg)
+		e := s.entry(c, dg)
+		var from *lock.Module
 		if c.keep {
-			d.Kept = cmp.Or(c.from, d.Old)
+			from = cmp.Or(c.from, d.Old)
 		}
-		d.Repository = repositoryKept(m, d.New)
-		if err := s.stamp(ctx, d.New); errors.As(err, &r) {
-			d.New, d.Downgrade, d.Kept, d.Repository, d.Refusal = nil, nil, nil, nil, r
+		switch {
+		case dg != nil:
+			d.outcome = downgraded(e, from, dg)
+		case from != nil:
+			d.outcome = kept(e, from)
+		default:
+			d.outcome = locked(e)
+		}
+		d.Repository = repositoryKept(m, e)
+		if err := s.stamp(ctx, e); errors.As(err, &r) {
+			d.outcome, d.Repository = refused(r), nil
 		} else if err != nil {
-			d.New, d.Err = nil, err
+			d.outcome = failed(err)
 		}
 	}
 	return d, w

@@ -117,10 +117,10 @@ func TestBenchFleetRefusesNothing(t *testing.T) {
 		t.Fatalf("%d decisions, want 110", len(p.Decisions))
 	}
 	for _, d := range p.Decisions {
-		if d.Err != nil || d.Refusal != nil {
-			t.Fatalf("module %s: err %v, refusal %v", d.Module.Name, d.Err, d.Refusal)
+		if d.Err() != nil || d.Refusal() != nil {
+			t.Fatalf("module %s: err %v, refusal %v", d.Module.Name, d.Err(), d.Refusal())
 		}
-		if d.New == nil {
+		if d.New() == nil {
 			t.Fatalf("module %s: nothing chosen", d.Module.Name)
 		}
 		// Both kinds of module end at their repository's newest
@@ -129,8 +129,8 @@ func TestBenchFleetRefusesNothing(t *testing.T) {
 		if _, err := fmt.Sscanf(d.Module.Name[4:], "%d", &i); err != nil {
 			t.Fatalf("module %s: %v", d.Module.Name, err)
 		}
-		if want := fmt.Sprintf("%d.3.2", 1+i%9); d.New.Tag != want {
-			t.Errorf("module %s: chose %s, want %s", d.Module.Name, d.New.Tag, want)
+		if want := fmt.Sprintf("%d.3.2", 1+i%9); d.New().Tag != want {
+			t.Errorf("module %s: chose %s, want %s", d.Module.Name, d.New().Tag, want)
 		}
 	}
 	if p.Failed() || p.Refused() {

@@ -62,9 +62,9 @@ func TestReview2HostVouchesForTagItNeverResolved(t *testing.T) {
 
 	in := inputOf(m, reg, nil, seen)
 	d := Resolve(ctx, in).Decisions[0]
-	if d.New != nil && d.New.Digest == imgs["1.22.6"].Digest {
+	if d.New() != nil && d.New().Digest == imgs["1.22.6"].Digest {
 		t.Errorf("resolve locked 1.22.6's content as %q (version %s) over host-1's 1.25.0, on the word of a tag no host resolved: %q",
-			d.New.Tag, d.New.Version, d.New.Reason)
+			d.New().Tag, d.New().Version, d.New().Reason)
 	}
 
 	// The plan of host-1 against a lock that names what host-0 runs.
@@ -107,8 +107,8 @@ func TestReview2TagAddsPrecisionToALabel(t *testing.T) {
 
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.27.9", old)}
 	in := inputOf(m, reg, nil, observed(m, runs, nil))
-	if d := Resolve(ctx, in).Decisions[0]; d.New != nil {
-		t.Errorf("exact pin 1.27.9@<1.27.1 labelled 1.27> locked over a running 1.27.5: version %s, %q", d.New.Version, d.New.Reason)
+	if d := Resolve(ctx, in).Decisions[0]; d.New() != nil {
+		t.Errorf("exact pin 1.27.9@<1.27.1 labelled 1.27> locked over a running 1.27.5: version %s, %q", d.New().Version, d.New().Reason)
 	}
 	j, err := Judge(ctx, in, m, image.Image{Repository: repo, Tag: "1.27.9", Digest: old.Digest}, Override{})
 	if err != nil {
@@ -160,9 +160,9 @@ func TestReview2ContainerdHostReadForAnotherPlatform(t *testing.T) {
 	}
 	in := inputOf(m, reg, nil, seen)
 	d := Resolve(ctx, in).Decisions[0]
-	if d.New != nil && d.New.Digest == cand {
+	if d.New() != nil && d.New().Digest == cand {
 		t.Errorf("resolve locked %s, whose linux/arm64 build (2026-08-01) is older than what host-1 (linux/arm64, containerd store) runs (2026-09-01): %q",
-			image.Short(cand), d.New.Reason)
+			image.Short(cand), d.New().Reason)
 	}
 	// plan host-1 over that lock: the two must agree.
 	in.Old = &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "track-upstream", Image: repo, Tag: "latest", Digest: cand,
@@ -216,11 +216,11 @@ func TestReview2OutdatedJudgesIndexForAnotherPlatform(t *testing.T) {
 		t.Fatalf("precondition: pin plan host-1 says %s (%s), want downgrade", cut.Verdict, cut.Order.Detail)
 	}
 	d := Resolve(ctx, in).Decisions[0]
-	if d.New == nil || d.New.Digest == idx {
-		t.Fatalf("precondition: resolve should move the lock off %s: %+v %v %v", image.Short(idx), d.New, d.Refusal, d.Err)
+	if d.New() == nil || d.New().Digest == idx {
+		t.Fatalf("precondition: resolve should move the lock off %s: %+v %v %v", image.Short(idx), d.New(), d.Refusal(), d.Err())
 	}
 	if s := Outdated(ctx, in, nil)[0]; !s.Has(StatusBehindRunning) && !s.Has(StatusUnknownOrder) {
-		t.Errorf("pin outdated says %v (no behind-running) while pin plan host-1 says downgrade and pin resolve moves the lock to %q (%s)", s.Statuses, d.New.Tag, d.New.Reason)
+		t.Errorf("pin outdated says %v (no behind-running) while pin plan host-1 says downgrade and pin resolve moves the lock to %q (%s)", s.Statuses, d.New().Tag, d.New().Reason)
 	}
 }
 
@@ -311,29 +311,29 @@ func TestReview2RepublishedTagDeadEnd(t *testing.T) {
 	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "track-upstream", Image: repo, Tag: "1.27.3", Tags: []string{"1.27.3"},
 		Digest: before.Digest, Version: "1.27.3", Created: before.Created, Source: "upstream"}}}
 	d := Resolve(ctx, inputOf(m, reg, old, observe.Observed{})).Decisions[0]
-	if d.Refusal == nil {
+	if d.Refusal() == nil {
 		return // locked or kept: no dead end
 	}
 	// Follow the refusal's first advice.
-	if want := "write pin = \"1.27.3@" + before.Digest + "\""; !strings.Contains(d.Refusal.Error(), want) {
-		t.Fatalf("precondition: the refusal advises %s: %v", want, d.Refusal)
+	if want := "write pin = \"1.27.3@" + before.Digest + "\""; !strings.Contains(d.Refusal().Error(), want) {
+		t.Fatalf("precondition: the refusal advises %s: %v", want, d.Refusal())
 	}
 	m.Pin = pinOf("1.27.3", before)
-	if d2 := Resolve(ctx, inputOf(m, reg, old, observe.Observed{})).Decisions[0]; d2.Refusal != nil {
-		t.Errorf("the refusal of a re-published, unlabelled locked tag advises pin = \"1.27.3@<locked digest>\" for a track-upstream module; written, it changes nothing:\n%v", d2.Refusal)
+	if d2 := Resolve(ctx, inputOf(m, reg, old, observe.Observed{})).Decisions[0]; d2.Refusal() != nil {
+		t.Errorf("the refusal of a re-published, unlabelled locked tag advises pin = \"1.27.3@<locked digest>\" for a track-upstream module; written, it changes nothing:\n%v", d2.Refusal())
 	}
 
 	// allow_downgrade gets out once; the next re-publish spends the words.
 	m.Pin, m.AllowDowngrade = catalogue.Pin{}, "upstream re-published 1.27.3"
 	d = Resolve(ctx, inputOf(m, reg, old, observe.Observed{})).Decisions[0]
-	if d.New == nil {
-		t.Fatalf("with allow_downgrade: %v %v", d.Refusal, d.Err)
+	if d.New() == nil {
+		t.Fatalf("with allow_downgrade: %v %v", d.Refusal(), d.Err())
 	}
 	republished := word(repo, "1.27.4/2026-11-20")
 	f.byTag["1.27.4"], f.byDigest[republished.Digest], heads["1.27.4"] = republished, republished, republished.Digest
-	f.byDigest[d.New.Digest] = word(repo, "1.27.4/2026-11-02")
-	if d3 := Resolve(ctx, inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{d.New}}, observe.Observed{})).Decisions[0]; d3.Refusal != nil {
-		t.Logf("and after 1.27.4 is re-published too, the same words are refused as spent (%s): a new reason per upstream rebuild", d3.Refusal.Kind)
+	f.byDigest[d.New().Digest] = word(repo, "1.27.4/2026-11-02")
+	if d3 := Resolve(ctx, inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{d.New()}}, observe.Observed{})).Decisions[0]; d3.Refusal() != nil {
+		t.Logf("and after 1.27.4 is re-published too, the same words are refused as spent (%s): a new reason per upstream rebuild", d3.Refusal().Kind)
 	}
 }
 
@@ -364,18 +364,18 @@ func TestReview2FromHostIgnoresLabelHosts(t *testing.T) {
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
 	// pin resolve, when the catalogue had host-0 alone.
 	first := Resolve(ctx, inputOf(m, reg, nil, observed(m, []run{{host: "host-0", word: "1.22.6/2026-01-01+1.22.6"}}, nil))).Decisions[0]
-	if first.New == nil {
-		t.Fatalf("pin resolve: %v %v", first.Refusal, first.Err)
+	if first.New() == nil {
+		t.Fatalf("pin resolve: %v %v", first.Refusal(), first.Err())
 	}
 	// host-3 joins the catalogue and runs the module by label (1.27.3);
 	// host-0 moves to 1.25.0; pin lock --from-host host-0.
-	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, observed(m, []run{{host: "host-0", word: "1.25.0/2026-05-01+1.25.0"}}, nil))
+	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, observed(m, []run{{host: "host-0", word: "1.25.0/2026-05-01+1.25.0"}}, nil))
 	in.Catalogue.Hosts = []*catalogue.Host{{Name: "host-0"}, {Name: "host-3"}}
 	in.Mode, in.Host = ModeFromHost, "host-0"
 	d := Resolve(ctx, in).Decisions[0]
-	if d.New != nil {
+	if d.New() != nil {
 		t.Errorf("lock --from-host host-0 locked %s (%q) with host-3, a catalogue host never read for the module (which takes over pin.module=svc on any host), not refused",
-			d.New.Version, d.New.Reason)
+			d.New().Version, d.New().Reason)
 	}
 }
 
@@ -408,10 +408,10 @@ func TestReview2OfflineColdCacheAdvice(t *testing.T) {
 		Digest: ahead.Digest, Created: ahead.Created, Source: "pin", Hosts: []string{"host-0"}}}}
 	in := inputOf(m, unavailable{}, old, observed(m, []run{{host: "host-0", word: "1.25.0/2026-05-01+1.25.0"}}, nil))
 	d := Resolve(ctx, in).Decisions[0]
-	if d.Refusal == nil {
+	if d.Refusal() == nil {
 		return // kept: no dead end
 	}
-	msg := d.Refusal.Error()
+	msg := d.Refusal().Error()
 	if !strings.Contains(msg, "without --offline") {
 		t.Errorf("offline with a cold cache, the refusal of an entry the registry serves does not say to run online once:\n%s", msg)
 	}
@@ -452,16 +452,16 @@ func TestReview2AllowDowngradeRechargesAfterACleanRun(t *testing.T) {
 		return Resolve(ctx, inputOf(m, reg, l, observed(m, []run{{host: "host-0", word: running}}, nil))).Decisions[0]
 	}
 	first := resolveWith(nil, "1.27.3+1.27.3") // the stated downgrade
-	if first.New == nil || first.New.AllowDowngrade == "" {
-		t.Fatalf("first: %v %v", first.New, first.Refusal)
+	if first.New() == nil || first.New().AllowDowngrade == "" {
+		t.Fatalf("first: %v %v", first.New(), first.Refusal())
 	}
-	deployed := resolveWith(first.New, "1.22.6+1.22.6") // host-0 now runs the rollback
-	if deployed.New == nil {
-		t.Fatalf("deployed: %v %v", deployed.Refusal, deployed.Err)
+	deployed := resolveWith(first.New(), "1.22.6+1.22.6") // host-0 now runs the rollback
+	if deployed.New() == nil {
+		t.Fatalf("deployed: %v %v", deployed.Refusal(), deployed.Err())
 	}
-	next := resolveWith(deployed.New, "1.28.0+1.28.0") // host-0 starts 1.28.0 since
-	if next.New != nil {
+	next := resolveWith(deployed.New(), "1.28.0+1.28.0") // host-0 starts 1.28.0 since
+	if next.New() != nil {
 		t.Errorf("a second downgrade (1.28.0 → 1.22.6) accepted on words already spent, because the run after the deploy dropped them from the lock (allow_downgrade line %q): %q",
-			deployed.New.AllowDowngrade, next.New.Reason)
+			deployed.New().AllowDowngrade, next.New().Reason)
 	}
 }

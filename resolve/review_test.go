@@ -209,8 +209,8 @@ func TestReviewIndexJudgedForAnotherPlatform(t *testing.T) {
 	}
 	in := inputOf(m, reg, nil, seen)
 	d := Resolve(context.Background(), in).Decisions[0]
-	if d.New != nil && d.New.Digest == idx {
-		t.Errorf("resolve locked the index %s (its amd64 manifest built 2026-10-01) although its arm64 manifest, built 2026-06-01, is older than what host-1 (linux/arm64) runs, built 2026-09-01: reason %q", image.Short(idx), d.New.Reason)
+	if d.New() != nil && d.New().Digest == idx {
+		t.Errorf("resolve locked the index %s (its amd64 manifest built 2026-10-01) although its arm64 manifest, built 2026-06-01, is older than what host-1 (linux/arm64) runs, built 2026-09-01: reason %q", image.Short(idx), d.New().Reason)
 	}
 
 	// The plan of host-1 against a lock that names the index.
@@ -246,12 +246,12 @@ func TestReviewLockRecheckedForAnotherPlatform(t *testing.T) {
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.TrackUpstream}
 	seen := observed(m, []run{{host: "host-0", word: "1.27.2/2026-08-01", platform: "linux/arm64"}}, nil)
 	first := Resolve(context.Background(), inputOf(m, reg, nil, seen)).Decisions[0]
-	if first.New == nil {
-		t.Fatalf("first run: %v %v", first.Refusal, first.Err)
+	if first.New() == nil {
+		t.Fatalf("first run: %v %v", first.Refusal(), first.Err())
 	}
-	second := Resolve(context.Background(), inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, seen)).Decisions[0]
-	if second.Err != nil || second.Refusal != nil || second.Change() != ChangeNone {
-		t.Errorf("a second run over nothing changed: change %s, err %v, refusal %v", second.Change(), second.Err, second.Refusal)
+	second := Resolve(context.Background(), inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, seen)).Decisions[0]
+	if second.Err() != nil || second.Refusal() != nil || second.Change() != ChangeNone {
+		t.Errorf("a second run over nothing changed: change %s, err %v, refusal %v", second.Change(), second.Err(), second.Refusal())
 	}
 }
 
@@ -287,9 +287,9 @@ func TestReviewLockCheckSkippedWhenIndexLacksModulePlatform(t *testing.T) {
 
 	d := Resolve(context.Background(), in).Decisions[0]
 	var lm *LockMismatchError
-	if !errors.As(d.Err, &lm) {
+	if !errors.As(d.Err(), &lm) {
 		t.Errorf("resolve: want a LockMismatchError for the hand-edited entry, got change %s (new digest %s, reason %q), err %v, refusal %v",
-			d.Change(), digestOf(d.New), reasonOf(d.New), d.Err, d.Refusal)
+			d.Change(), digestOf(d.New()), reasonOf(d.New()), d.Err(), d.Refusal())
 	}
 	if c := cutoverOf(t, in, "host-0"); c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame {
 		t.Errorf("pin plan host-0 says %s (%s): the deploy would pull %s, labelled 1.22.6, over 1.27.3", c.Verdict, c.Order.Detail, image.Short(older))
@@ -341,8 +341,8 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 		in := inputOf(m, reg, nil, observed(m, runs, []string{"host-0"}))
 		in.Mode, in.Host = ModeFromHost, "host-0"
 		d := Resolve(context.Background(), in).Decisions[0]
-		if d.New != nil {
-			t.Errorf("lock --from-host host-0 locked %s (%s) while host-1, not read and recorded nowhere, runs 1.27.3", d.New.Tag, d.New.Reason)
+		if d.New() != nil {
+			t.Errorf("lock --from-host host-0 locked %s (%s) while host-1, not read and recorded nowhere, runs 1.27.3", d.New().Tag, d.New().Reason)
 		}
 	})
 	// "pin resolve" reads host-0 alone while host-1 is not in runs_on yet;
@@ -350,16 +350,16 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 	t.Run("a host that joined after the lock", func(t *testing.T) {
 		m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", reg.byTag["1.22.6"])}
 		first := Resolve(context.Background(), inputOf(m, reg, nil, observed(m, runs[:1], nil))).Decisions[0]
-		if first.New == nil || !slices.Equal(first.New.Hosts, []string{"host-0"}) {
-			t.Fatalf("pin resolve: %+v %v; want hosts [host-0]", first.New, first.Refusal)
+		if first.New() == nil || !slices.Equal(first.New().Hosts, []string{"host-0"}) {
+			t.Fatalf("pin resolve: %+v %v; want hosts [host-0]", first.New(), first.Refusal())
 		}
-		old := &lock.Lock{Modules: []*lock.Module{first.New}}
+		old := &lock.Lock{Modules: []*lock.Module{first.New()}}
 		m.RunsOn = nil
 		in := inputOf(m, reg, old, observed(m, runs, []string{"host-0"}))
 		in.Mode, in.Host = ModeFromHost, "host-0"
 		d := Resolve(context.Background(), in).Decisions[0]
-		if d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts || !strings.Contains(d.Refusal.Error(), "host-1") {
-			t.Errorf("lock --from-host host-0 after host-1 joined: new %v refusal %v; want hosts-not-read naming host-1", d.New, d.Refusal)
+		if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {
+			t.Errorf("lock --from-host host-0 after host-1 joined: new %v refusal %v; want hosts-not-read naming host-1", d.New(), d.Refusal())
 		}
 	})
 	// A host read that runs nothing of the module is recorded as read: lock
@@ -370,21 +370,21 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 		m.RunsOn = append(m.RunsOn, catalogue.RunsOn{Host: "standby", Container: "svc"})
 		seen.Snapshots["standby"] = &host.Snapshot{Host: "standby"}
 		first := Resolve(context.Background(), inputOf(m, reg, nil, seen)).Decisions[0]
-		if first.New == nil || !slices.Equal(first.New.Hosts, []string{"host-0", "standby"}) {
-			t.Fatalf("pin resolve: %+v %v; want hosts [host-0 standby]", first.New, first.Refusal)
+		if first.New() == nil || !slices.Equal(first.New().Hosts, []string{"host-0", "standby"}) {
+			t.Fatalf("pin resolve: %+v %v; want hosts [host-0 standby]", first.New(), first.Refusal())
 		}
-		in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, observed(m, runs[:1], nil))
+		in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, observed(m, runs[:1], nil))
 		in.Observed.Snapshots = map[string]*host.Snapshot{"host-0": seen.Snapshots["host-0"]}
 		in.Mode, in.Host = ModeFromHost, "host-0"
-		if d := Resolve(context.Background(), in).Decisions[0]; d.New == nil {
-			t.Errorf("lock --from-host host-0 with standby recorded as running nothing: %v %v", d.Refusal, d.Err)
+		if d := Resolve(context.Background(), in).Decisions[0]; d.New() == nil {
+			t.Errorf("lock --from-host host-0 with standby recorded as running nothing: %v %v", d.Refusal(), d.Err())
 		}
 		// Legacy: the same entry without its hosts line.
-		legacy := *first.New
+		legacy := *first.New()
 		legacy.Hosts = nil
 		in.Old = &lock.Lock{Modules: []*lock.Module{&legacy}}
-		if d := Resolve(context.Background(), in).Decisions[0]; d.Refusal == nil || d.Refusal.Kind != KindUnreadHosts {
-			t.Errorf("an entry that does not say it read standby: new %v refusal %v; want hosts-not-read", d.New, d.Refusal)
+		if d := Resolve(context.Background(), in).Decisions[0]; d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts {
+			t.Errorf("an entry that does not say it read standby: new %v refusal %v; want hosts-not-read", d.New(), d.Refusal())
 		}
 	})
 }
@@ -410,8 +410,8 @@ func TestReviewJudgeTrustsStaleAllowDowngrade(t *testing.T) {
 	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "exact", Image: repo, Tag: "1.22.6", Digest: older.Digest, Version: "1.22.6",
 		Created: older.Created, Source: "pin", AllowDowngrade: "the 1.27 migration broke search; restored"}}}
 	in := inputOf(m, reg, old, seen)
-	if d := Resolve(context.Background(), in).Decisions[0]; d.Refusal == nil {
-		t.Fatalf("precondition: resolve should refuse without allow_downgrade in the catalogue: %+v %v", d.New, d.Err)
+	if d := Resolve(context.Background(), in).Decisions[0]; d.Refusal() == nil {
+		t.Fatalf("precondition: resolve should refuse without allow_downgrade in the catalogue: %+v %v", d.New(), d.Err())
 	}
 	j, err := Judge(context.Background(), in, m, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{})
 	if err != nil {
@@ -442,8 +442,8 @@ func TestReviewOfflinePinTextBelieved(t *testing.T) {
 	seen := observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil)
 	in := Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Observed: seen, Now: reviewNow} // offline: no registry
 	d := Resolve(context.Background(), in).Decisions[0]
-	if d.New != nil {
-		t.Errorf("offline, locked the pin's digest on the word of its tag 1.30.0 (its content unread): %q", d.New.Reason)
+	if d.New() != nil {
+		t.Errorf("offline, locked the pin's digest on the word of its tag 1.30.0 (its content unread): %q", d.New().Reason)
 	}
 }
 
@@ -466,12 +466,12 @@ func TestReviewOutdatedOfflineHidesRegression(t *testing.T) {
 		Version: "1.27.3", Created: running.Created, Source: "pin"}}}
 	in := Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Old: old, Observed: seen, Now: reviewNow} // offline
 	d := Resolve(context.Background(), in).Decisions[0]
-	if d.Refusal == nil {
-		t.Fatalf("precondition: offline resolve should refuse the pin edited down: %+v %v", d.New, d.Err)
+	if d.Refusal() == nil {
+		t.Fatalf("precondition: offline resolve should refuse the pin edited down: %+v %v", d.New(), d.Err())
 	}
 	s := Outdated(context.Background(), in, nil)[0]
 	if s.Has(StatusCurrent) {
-		t.Errorf("offline outdated says %v where offline resolve refuses: %v", s.Statuses, d.Refusal)
+		t.Errorf("offline outdated says %v where offline resolve refuses: %v", s.Statuses, d.Refusal())
 	}
 }
 
@@ -536,12 +536,12 @@ func TestReviewOfflineLockOfIndexFailsOnline(t *testing.T) {
 		Images: []host.Image{{ID: amd.ConfigDigest, RepoDigests: []string{repo + "@" + idx}, Created: amd.Created, Labels: amd.Labels,
 			OS: "linux", Arch: "amd64"}}}}, Errors: map[string]error{}}
 	first := Resolve(context.Background(), inputOf(m, unavailable{}, nil, seen)).Decisions[0]
-	if first.New == nil {
-		t.Fatalf("offline: %v %v", first.Refusal, first.Err)
+	if first.New() == nil {
+		t.Fatalf("offline: %v %v", first.Refusal(), first.Err())
 	}
-	second := Resolve(context.Background(), inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, seen)).Decisions[0]
-	if second.Err != nil {
-		t.Errorf("online after offline, nothing changed: %v", second.Err)
+	second := Resolve(context.Background(), inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, seen)).Decisions[0]
+	if second.Err() != nil {
+		t.Errorf("online after offline, nothing changed: %v", second.Err())
 	}
 }
 
@@ -574,24 +574,24 @@ func TestReviewFromHostRewritesRecordedObservations(t *testing.T) {
 		RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}}}
 	all := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": snap("host-0", "linux/amd64"), "host-1": snap("host-1", "linux/arm64")}, Errors: map[string]error{}}
 	first := Resolve(context.Background(), inputOf(m, reg, nil, all)).Decisions[0]
-	if first.New == nil {
-		t.Fatalf("resolve: %v %v", first.Refusal, first.Err)
+	if first.New() == nil {
+		t.Fatalf("resolve: %v %v", first.Refusal(), first.Err())
 	}
 	one := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": all.Snapshots["host-0"]}, Errors: map[string]error{}}
-	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New}}, one)
+	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, one)
 	in.Mode, in.Host = ModeFromHost, "host-0"
 	second := Resolve(context.Background(), in).Decisions[0]
-	if second.Err != nil || second.Refusal != nil {
-		t.Fatalf("lock --from-host host-0: %v %v", second.Err, second.Refusal)
+	if second.Err() != nil || second.Refusal() != nil {
+		t.Fatalf("lock --from-host host-0: %v %v", second.Err(), second.Refusal())
 	}
 	if second.Change() != ChangeNone {
-		for i := range first.New.Observed {
-			if i < len(second.New.Observed) && first.New.Observed[i] != second.New.Observed[i] {
-				t.Errorf("lock --from-host host-0 rewrote what host-1 ran, although nothing changed:\n was %+v\n now %+v", first.New.Observed[i], second.New.Observed[i])
+		for i := range first.New().Observed {
+			if i < len(second.New().Observed) && first.New().Observed[i] != second.New().Observed[i] {
+				t.Errorf("lock --from-host host-0 rewrote what host-1 ran, although nothing changed:\n was %+v\n now %+v", first.New().Observed[i], second.New().Observed[i])
 			}
 		}
 		if !t.Failed() {
-			t.Errorf("lock --from-host host-0 changed the entry over an unchanged fleet: %+v → %+v", first.New, second.New)
+			t.Errorf("lock --from-host host-0 changed the entry over an unchanged fleet: %+v → %+v", first.New(), second.New())
 		}
 	}
 }

@@ -103,9 +103,9 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%02d", i), func(t *testing.T) {
 			d := runScenario(t, m[1], m[2], m[3], m[4], m[5])
-			got := outcome(d)
+			got := outcomeOf(d)
 			if got != m[6] {
-				t.Errorf("%s\n got %s\nwant %s\nreason: %v %v %v", line, got, m[6], reason(d), d.Refusal, d.Err)
+				t.Errorf("%s\n got %s\nwant %s\nreason: %v %v %v", line, got, m[6], reason(d), d.Refusal(), d.Err())
 			}
 			checkInvariant(t, d)
 		})
@@ -113,31 +113,31 @@ func TestScenarios(t *testing.T) {
 }
 
 func reason(d *Decision) string {
-	if d.New != nil {
-		return d.New.Reason
+	if d.New() != nil {
+		return d.New().Reason
 	}
 	return ""
 }
 
-func outcome(d *Decision) string {
+func outcomeOf(d *Decision) string {
 	switch {
-	case d.Err != nil:
+	case d.Err() != nil:
 		return "error"
-	case d.Refusal != nil:
-		return "refuse:" + string(d.Refusal.Kind)
-	case d.New == nil:
+	case d.Refusal() != nil:
+		return "refuse:" + string(d.Refusal().Kind)
+	case d.New() == nil:
 		return "nothing"
-	case d.New.Source == "running":
+	case d.New().Source == "running":
 		for i, f := range d.Floors {
-			if f.Kind == FloorContainer && f.Image.Digest == d.New.Digest {
+			if f.Kind == FloorContainer && f.Image.Digest == d.New().Digest {
 				return fmt.Sprintf("running:%d", hostIndex(f.Observation.Host, i))
 			}
 		}
 		return "running:?"
-	case d.New.Source == "upstream":
-		return "upstream:" + d.New.Tag + datePart(d.New.Created)
+	case d.New().Source == "upstream":
+		return "upstream:" + d.New().Tag + datePart(d.New().Created)
 	}
-	return string(d.New.Source)
+	return string(d.New().Source)
 }
 
 func hostIndex(h string, fallback int) int {
@@ -264,15 +264,15 @@ func must[T any](v T, err error) T {
 // accepted downgrade reason (and a restore for a one_way module).
 func checkInvariant(t *testing.T, d *Decision) {
 	t.Helper()
-	if d.New == nil {
-		if d.Refusal == nil && d.Err == nil {
+	if d.New() == nil {
+		if d.Refusal() == nil && d.Err() == nil {
 			t.Fatal("no lock entry, no refusal and no error")
 		}
 		return
 	}
-	locked := image.Image{Repository: d.New.Image, Tag: d.New.Tag, Digest: d.New.Digest, ConfigDigest: d.New.Config, Platforms: d.New.Platforms, Created: d.New.Created}
-	if d.New.Version != "" {
-		locked.Labels = map[string]string{image.LabelVersion: d.New.Version}
+	locked := image.Image{Repository: d.New().Image, Tag: d.New().Tag, Digest: d.New().Digest, ConfigDigest: d.New().Config, Platforms: d.New().Platforms, Created: d.New().Created}
+	if d.New().Version != "" {
+		locked.Labels = map[string]string{image.LabelVersion: d.New().Version}
 	}
 	opts := orderOptions(d.Module, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	for _, o := range d.Floors {
@@ -280,14 +280,14 @@ func checkInvariant(t *testing.T, d *Decision) {
 		if c == "newer" || c == "equal" {
 			continue
 		}
-		if d.New.AllowDowngrade == "" {
+		if d.New().AllowDowngrade == "" {
 			t.Fatalf("invariant broken: locked %s is %s than %s (%s) with no allow_downgrade", locked.Ref(), c, o.Where(), o.Image.Ref())
 		}
-		if d.Module.OneWay && d.New.Restore == "" {
+		if d.Module.OneWay && d.New().Restore == "" {
 			t.Fatalf("invariant broken: one_way module downgraded without restore")
 		}
 	}
-	if slices.ContainsFunc(d.Floors, func(f Floor) bool { return f.Image.Digest == "" }) && d.New.Source == "running" && d.New.Digest == "" {
+	if slices.ContainsFunc(d.Floors, func(f Floor) bool { return f.Image.Digest == "" }) && d.New().Source == "running" && d.New().Digest == "" {
 		t.Fatal("locked a running image without a registry digest")
 	}
 }

@@ -19,7 +19,7 @@ func (in Input) selected(p *Plan) []int {
 			continue
 		}
 		old := in.Old.Module(m.Name)
-		p.Decisions[i] = &Decision{Module: m, Old: old, New: old, Unselected: true}
+		p.Decisions[i] = &Decision{Module: m, Old: old, outcome: unselected(old)}
 	}
 	return todo
 }

@@ -51,11 +51,11 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 	if n := counter.calls.Load(); n != 0 {
 		t.Errorf("the module not named was asked %d times", n)
 	}
-	if d := p.Decisions[0]; d.New == nil || d.New.Tag != "1.27.3" || d.Unselected {
-		t.Errorf("svc: %+v", d.New)
+	if d := p.Decisions[0]; d.New() == nil || d.New().Tag != "1.27.3" || d.Unselected() {
+		t.Errorf("svc: %+v", d.New())
 	}
-	if d := p.Decisions[1]; !d.Unselected || d.New != kept || d.Change() != ChangeNone {
-		t.Errorf("other: unselected %v, new %+v, change %s", d.Unselected, d.New, d.Change())
+	if d := p.Decisions[1]; !d.Unselected() || d.New() != kept || d.Change() != ChangeNone {
+		t.Errorf("other: unselected %v, new %+v, change %s", d.Unselected(), d.New(), d.Change())
 	}
 	if len(p.Retired) != 0 || len(p.Kept) != 1 || p.Kept[0] != gone {
 		t.Errorf("retired %v, kept %v: a module gone from the catalogue stays when others are named", p.Retired, p.Kept)
@@ -87,7 +87,7 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 func TestUnchangedEntryIsThePrevious(t *testing.T) {
 	in := scenarioInput(t, "track-upstream", "-", "1.22.6", "1.22.6,1.27.3", "-")
 	first := Resolve(context.Background(), in)
-	written := first.Decisions[0].New
+	written := first.Decisions[0].New()
 	if written == nil || written.Tag != "1.27.3" {
 		t.Fatalf("first run: %+v", first.Decisions[0])
 	}
@@ -100,8 +100,8 @@ func TestUnchangedEntryIsThePrevious(t *testing.T) {
 	}
 	in.Old = old
 	second := Resolve(context.Background(), in)
-	if d := second.Decisions[0]; d.New != old.Module("svc") || d.Change() != ChangeNone {
-		t.Errorf("unchanged: new %p, previous %p, change %s", d.New, old.Module("svc"), d.Change())
+	if d := second.Decisions[0]; d.New() != old.Module("svc") || d.Change() != ChangeNone {
+		t.Errorf("unchanged: new %p, previous %p, change %s", d.New(), old.Module("svc"), d.Change())
 	}
 	if got := lock.Format(second.Lock()); !bytes.Equal(got, want) {
 		t.Errorf("unchanged, and the lock differs:\n%s\nwant\n%s", got, want)
@@ -113,8 +113,8 @@ func TestUnchangedEntryIsThePrevious(t *testing.T) {
 	edited.Reason = "edited by hand"
 	in.Old = &lock.Lock{Modules: []*lock.Module{&edited}}
 	third := Resolve(context.Background(), in)
-	if d := third.Decisions[0]; d.New == &edited || d.New == nil || d.New.Reason != written.Reason || d.Change() != ChangeUpdate {
-		t.Errorf("edited reason: new %+v, change %s", d.New, d.Change())
+	if d := third.Decisions[0]; d.New() == &edited || d.New() == nil || d.New().Reason != written.Reason || d.Change() != ChangeUpdate {
+		t.Errorf("edited reason: new %+v, change %s", d.New(), d.Change())
 	}
 	if got := lock.Format(third.Lock()); !bytes.Equal(got, want) {
 		t.Errorf("edited reason, and the lock is not the one written first:\n%s\nwant\n%s", got, want)

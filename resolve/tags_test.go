@@ -24,11 +24,11 @@ func TestLockedTags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := scenarioInput(t, tc.policy, tc.pin, tc.running, tc.upstream, tc.opts)
 			d := Resolve(context.Background(), in).Decisions[0]
-			if d.New == nil {
-				t.Fatalf("nothing locked: %v %v", d.Refusal, d.Err)
+			if d.New() == nil {
+				t.Fatalf("nothing locked: %v %v", d.Refusal(), d.Err())
 			}
-			if !slices.Equal(d.New.Tags, tc.want) {
-				t.Errorf("tags %q, want %q (locked %s)", d.New.Tags, tc.want, d.New.Ref())
+			if !slices.Equal(d.New().Tags, tc.want) {
+				t.Errorf("tags %q, want %q (locked %s)", d.New().Tags, tc.want, d.New().Ref())
 			}
 		})
 	}

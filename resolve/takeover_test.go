@@ -53,11 +53,11 @@ func TestRenameKeepsTheFloor(t *testing.T) {
 	git := renamed(catalogue.AtLeastRunning, reg)
 	p := Resolve(ctx, inputOf(git, reg, old, seen))
 	d := p.Decisions[0]
-	if d.New == nil || d.New.Digest != entry.Digest {
-		t.Fatalf("git (renamed from forge, locked at 1.27.3): new %v, refusal %v, err %v; want 1.27.3 kept", d.New, d.Refusal, d.Err)
+	if d.New() == nil || d.New().Digest != entry.Digest {
+		t.Fatalf("git (renamed from forge, locked at 1.27.3): new %v, refusal %v, err %v; want 1.27.3 kept", d.New(), d.Refusal(), d.Err())
 	}
-	if d.New.Name != "git" || d.New.Source != lock.SourceRunning || !strings.Contains(d.New.Reason, "the previous lock names 1.27.3") {
-		t.Errorf("the entry taken over: %+v", d.New)
+	if d.New().Name != "git" || d.New().Source != lock.SourceRunning || !strings.Contains(d.New().Reason, "the previous lock names 1.27.3") {
+		t.Errorf("the entry taken over: %+v", d.New())
 	}
 	if len(d.TakenOver) != 1 || d.TakenOver[0] != entry {
 		t.Errorf("TakenOver = %v, want forge's entry", d.TakenOver)
@@ -71,20 +71,20 @@ func TestRenameKeepsTheFloor(t *testing.T) {
 	// The next run keeps git's own entry, byte for byte.
 	again := Resolve(ctx, inputOf(git, reg, p.Lock(), seen)).Decisions[0]
 	if again.Change() != ChangeNone {
-		t.Errorf("the run after the rename: change %s (%q → %q)", again.Change(), d.New.Reason, reasonOf(again.New))
+		t.Errorf("the run after the rename: change %s (%q → %q)", again.Change(), d.New().Reason, reasonOf(again.New()))
 	}
 
 	exact := renamed(catalogue.Exact, reg)
 	d = Resolve(ctx, inputOf(exact, reg, old, seen)).Decisions[0]
-	if d.Refusal == nil || d.Refusal.Kind != KindDowngrade || !strings.Contains(d.Refusal.Error(), `the previous lock's entry for module "forge" names`) ||
-		!strings.Contains(d.Refusal.Error(), "a rename or removal frees no floor") {
-		t.Errorf("exact 1.22.6 renamed from forge (1.27.3): new %v refusal %v", d.New, d.Refusal)
+	if d.Refusal() == nil || d.Refusal().Kind != KindDowngrade || !strings.Contains(d.Refusal().Error(), `the previous lock's entry for module "forge" names`) ||
+		!strings.Contains(d.Refusal().Error(), "a rename or removal frees no floor") {
+		t.Errorf("exact 1.22.6 renamed from forge (1.27.3): new %v refusal %v", d.New(), d.Refusal())
 	}
 	// A deliberate reset is an allow_downgrade with words.
 	exact.AllowDowngrade = "forge's data was restored from the 1.22 backup"
 	d = Resolve(ctx, inputOf(exact, reg, old, seen)).Decisions[0]
-	if d.New == nil || d.New.Digest != reg.byTag["1.22.6"].Digest || d.New.AllowDowngrade == "" {
-		t.Errorf("exact 1.22.6 with allow_downgrade: new %+v refusal %v", d.New, d.Refusal)
+	if d.New() == nil || d.New().Digest != reg.byTag["1.22.6"].Digest || d.New().AllowDowngrade == "" {
+		t.Errorf("exact 1.22.6 with allow_downgrade: new %+v refusal %v", d.New(), d.Refusal())
 	}
 }
 
@@ -134,8 +134,8 @@ func TestRemovedAndAddedBack(t *testing.T) {
 		if name == "git" {
 			d = p.Decisions[1]
 		}
-		if d.New == nil || d.New.Digest != entry.Digest || len(p.TakenOver) != 1 || p.Lock().RetiredEntry("forge") != nil {
-			t.Errorf("%s added back over retired forge (1.27.3): new %v, refusal %v, taken over %v", name, d.New, d.Refusal, p.TakenOver)
+		if d.New() == nil || d.New().Digest != entry.Digest || len(p.TakenOver) != 1 || p.Lock().RetiredEntry("forge") != nil {
+			t.Errorf("%s added back over retired forge (1.27.3): new %v, refusal %v, taken over %v", name, d.New(), d.Refusal(), p.TakenOver)
 		}
 	}
 }
@@ -156,15 +156,15 @@ func TestRenameKeepsSpentWords(t *testing.T) {
 	// and the words stay spent in git's entry.
 	seen := observed(git, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil)
 	d := Resolve(ctx, inputOf(git, reg, old, seen)).Decisions[0]
-	if d.New == nil || d.New.AllowDowngrade != words {
-		t.Errorf("the downgrade forge's words accepted: new %+v, refusal %v", d.New, d.Refusal)
+	if d.New() == nil || d.New().AllowDowngrade != words {
+		t.Errorf("the downgrade forge's words accepted: new %+v, refusal %v", d.New(), d.Refusal())
 	}
 	// Now it runs 1.27.4, started since: forge's words were spent on
 	// another downgrade.
 	seen = observed(git, []run{{host: "host-0", word: "1.27.4/2026-10-01+1.27.4"}}, nil)
 	d = Resolve(ctx, inputOf(git, reg, old, seen)).Decisions[0]
-	if d.Refusal == nil || !strings.Contains(d.Refusal.Error(), `accepted the downgrade the previous lock's entry for module "forge" records`) {
-		t.Errorf("a new downgrade with forge's spent words: new %v, refusal %v", d.New, d.Refusal)
+	if d.Refusal() == nil || !strings.Contains(d.Refusal().Error(), `accepted the downgrade the previous lock's entry for module "forge" records`) {
+		t.Errorf("a new downgrade with forge's spent words: new %v, refusal %v", d.New(), d.Refusal())
 	}
 }
 

@@ -45,18 +45,18 @@ func TestUnreadEntryNeverWins(t *testing.T) {
 			d := Resolve(ctx, inputOf(m, reg, entry(tc.entry), observed(m, runs, nil))).Decisions[0]
 			got := "nothing"
 			switch {
-			case d.Err != nil:
-				got = "error: " + d.Err.Error()
-			case d.Refusal != nil:
-				got = "refuse:" + string(d.Refusal.Kind)
-			case d.New != nil:
-				got = d.New.Tag
+			case d.Err() != nil:
+				got = "error: " + d.Err().Error()
+			case d.Refusal() != nil:
+				got = "refuse:" + string(d.Refusal().Kind)
+			case d.New() != nil:
+				got = d.New().Tag
 			}
 			if got != tc.want {
-				t.Errorf("got %s, want %s (%v)", got, tc.want, d.Refusal)
+				t.Errorf("got %s, want %s (%v)", got, tc.want, d.Refusal())
 			}
-			if d.Refusal != nil && d.Refusal.Kind == KindLockUnread && !strings.Contains(d.Refusal.Error(), "does not serve") {
-				t.Errorf("the refusal does not say why: %v", d.Refusal)
+			if d.Refusal() != nil && d.Refusal().Kind == KindLockUnread && !strings.Contains(d.Refusal().Error(), "does not serve") {
+				t.Errorf("the refusal does not say why: %v", d.Refusal())
 			}
 		})
 	}
@@ -77,8 +77,8 @@ func TestUnreadEntryNeverWins(t *testing.T) {
 	reg = newFakeRegistry(repo, "1.25.0+1.25.0")
 	old := &lock.Lock{Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Tag: "1.30.0", Version: "1.30.0", Digest: running.Digest, Source: "running"}}}
 	d := Resolve(ctx, inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: "1.30.0+1.30.0"}}, nil))).Decisions[0]
-	if d.New == nil || d.New.Digest != running.Digest {
-		t.Errorf("an unserved entry a host runs: new %v refusal %v err %v", d.New, d.Refusal, d.Err)
+	if d.New() == nil || d.New().Digest != running.Digest {
+		t.Errorf("an unserved entry a host runs: new %v refusal %v err %v", d.New(), d.Refusal(), d.Err())
 	}
 	if _, ok := reg.byDigest[running.Digest]; ok {
 		t.Fatal("precondition: the registry must not serve the running image")

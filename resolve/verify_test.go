@@ -198,22 +198,22 @@ func TestVerifyDecisions(t *testing.T) {
 			d := Resolve(context.Background(), in).Decisions[0]
 			got := ""
 			switch {
-			case d.Err != nil:
+			case d.Err() != nil:
 				got = "error"
-			case d.Refusal != nil:
-				got = "refuse:" + string(d.Refusal.Kind)
-			case d.New.Verified == "" && d.New.AllowUnverified != "":
-				got = d.New.Tag + " unverified allow_unverified=" + d.New.AllowUnverified
-			case d.New.Verified == "":
-				got = d.New.Tag + " unverified"
+			case d.Refusal() != nil:
+				got = "refuse:" + string(d.Refusal().Kind)
+			case d.New().Verified == "" && d.New().AllowUnverified != "":
+				got = d.New().Tag + " unverified allow_unverified=" + d.New().AllowUnverified
+			case d.New().Verified == "":
+				got = d.New().Tag + " unverified"
 			default:
-				got = fmt.Sprintf("%s %s %s %s", d.New.Tag, d.New.Verified, d.New.Signer, d.New.Signature)
+				got = fmt.Sprintf("%s %s %s %s", d.New().Tag, d.New().Verified, d.New().Signer, d.New().Signature)
 			}
 			if got != tt.want {
-				t.Fatalf("got %q, want %q (refusal %v, error %v)", got, tt.want, d.Refusal, d.Err)
+				t.Fatalf("got %q, want %q (refusal %v, error %v)", got, tt.want, d.Refusal(), d.Err())
 			}
 			if tt.contains != "" {
-				msg := fmt.Sprint(d.Refusal, d.Err)
+				msg := fmt.Sprint(d.Refusal(), d.Err())
 				if !strings.Contains(msg, tt.contains) {
 					t.Errorf("message %q lacks %q", msg, tt.contains)
 				}
@@ -246,20 +246,20 @@ func TestVerifyWithoutPolicyOrVerifier(t *testing.T) {
 	fake := newFakeVerifier(nil)
 	in := verifyInput(t, "track-upstream", "-", "-", "1.1.0", "-", fake)
 	in.Catalogue.Modules[0].Verify = nil
-	if d := Resolve(context.Background(), in).Decisions[0]; d.New == nil || d.New.Verified != "" || d.Verification != nil || len(fake.calls) > 0 {
-		t.Errorf("no verify block: %+v, verification %v, calls %v", d.New, d.Verification, fake.calls)
+	if d := Resolve(context.Background(), in).Decisions[0]; d.New() == nil || d.New().Verified != "" || d.Verification != nil || len(fake.calls) > 0 {
+		t.Errorf("no verify block: %+v, verification %v, calls %v", d.New(), d.Verification, fake.calls)
 	}
 
 	in = verifyInput(t, "track-upstream", "-", "-", "1.1.0", "-", fake)
 	in.Verifier = nil
-	if d := Resolve(context.Background(), in).Decisions[0]; d.Err == nil || !strings.Contains(d.Err.Error(), "no registry may be asked for its signatures") {
-		t.Errorf("no verifier: error %v", d.Err)
+	if d := Resolve(context.Background(), in).Decisions[0]; d.Err() == nil || !strings.Contains(d.Err().Error(), "no registry may be asked for its signatures") {
+		t.Errorf("no verifier: error %v", d.Err())
 	}
 
 	in = verifyInput(t, "track-upstream", "-", "-", "1.1.0", "-", fake)
 	in.Verifier = func(*catalogue.Module) (Verifier, error) { return nil, errors.New("verify key: no such file") }
-	if d := Resolve(context.Background(), in).Decisions[0]; d.Err == nil || !strings.Contains(d.Err.Error(), `module "svc"`) || !strings.Contains(d.Err.Error(), "no such file") {
-		t.Errorf("policy not loaded: error %v", d.Err)
+	if d := Resolve(context.Background(), in).Decisions[0]; d.Err() == nil || !strings.Contains(d.Err().Error(), `module "svc"`) || !strings.Contains(d.Err().Error(), "no such file") {
+		t.Errorf("policy not loaded: error %v", d.Err())
 	}
 }
 

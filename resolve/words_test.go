@@ -36,11 +36,11 @@ func TestFloatingTagNamed(t *testing.T) {
 			runs = []run{{host: "host-0", word: tc.runs}}
 		}
 		d := Resolve(ctx, inputOf(m, reg, nil, observed(m, runs, nil))).Decisions[0]
-		if d.New == nil {
-			t.Fatalf("%s against %s: %v %v", tc.serves, tc.runs, d.Refusal, d.Err)
+		if d.New() == nil {
+			t.Fatalf("%s against %s: %v %v", tc.serves, tc.runs, d.Refusal(), d.Err())
 		}
-		if !strings.HasPrefix(d.New.Reason, tc.want) {
-			t.Errorf("%s against %s: the reason is\n  %s\nwant it to begin\n  %s", tc.serves, tc.runs, d.New.Reason, tc.want)
+		if !strings.HasPrefix(d.New().Reason, tc.want) {
+			t.Errorf("%s against %s: the reason is\n  %s\nwant it to begin\n  %s", tc.serves, tc.runs, d.New().Reason, tc.want)
 		}
 	}
 }
@@ -56,16 +56,16 @@ func TestKeptEntrySaysSo(t *testing.T) {
 	reg := newFakeRegistry(repo, "1.22.6/2026-01-01+1.22.6", "1.27.3/2026-09-01+1.27.3")
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", reg.byTag["1.22.6"])}
 	d := Resolve(ctx, inputOf(m, reg, nil, observed(m, []run{{host: "host-0", word: "1.27.3/2026-09-01+1.27.3"}}, nil))).Decisions[0]
-	if d.New == nil || d.New.Source != "running" || d.Kept != nil || d.Repository != nil {
-		t.Fatalf("what runs wins: new %v, kept %v, repository %v, refusal %v", d.New, d.Kept, d.Repository, d.Refusal)
+	if d.New() == nil || d.New().Source != "running" || d.Kept() != nil || d.Repository != nil {
+		t.Fatalf("what runs wins: new %v, kept %v, repository %v, refusal %v", d.New(), d.Kept(), d.Repository, d.Refusal())
 	}
-	old := &lock.Lock{Modules: []*lock.Module{d.New}}
+	old := &lock.Lock{Modules: []*lock.Module{d.New()}}
 
 	// The container is gone: the previous lock wins.
 	gone := observed(m, nil, nil)
 	d = Resolve(ctx, inputOf(m, reg, old, gone)).Decisions[0]
-	if d.New == nil || d.Kept != old.Modules[0] || d.Repository != nil {
-		t.Fatalf("the container gone: new %v, kept %v, repository %v, refusal %v", d.New, d.Kept, d.Repository, d.Refusal)
+	if d.New() == nil || d.Kept() != old.Modules[0] || d.Repository != nil {
+		t.Fatalf("the container gone: new %v, kept %v, repository %v, refusal %v", d.New(), d.Kept(), d.Repository, d.Refusal())
 	}
 
 	// The module's image moves to another registry, whose registry (here
@@ -73,11 +73,11 @@ func TestKeptEntrySaysSo(t *testing.T) {
 	moved := *m
 	moved.Image = "mirror.example.net/team/svc"
 	d = Resolve(ctx, inputOf(&moved, reg, old, gone)).Decisions[0]
-	if d.New == nil || d.New.Image != repo || d.Kept == nil || d.Repository == nil {
-		t.Fatalf("the image moved: new %v, kept %v, repository %v, refusal %v", d.New, d.Kept, d.Repository, d.Refusal)
+	if d.New() == nil || d.New().Image != repo || d.Kept() == nil || d.Repository == nil {
+		t.Fatalf("the image moved: new %v, kept %v, repository %v, refusal %v", d.New(), d.Kept(), d.Repository, d.Refusal())
 	}
 	r := d.Repository
-	digest := d.New.Digest
+	digest := d.New().Digest
 	for _, want := range []string{`module "svc"'s image is now mirror.example.net/team/svc, and the lock keeps ` + repo + "@" + digest,
 		`write pin = "1.27.3@` + digest + `" in module "svc"`} {
 		if !strings.Contains(r.Why, want) {
@@ -90,7 +90,7 @@ func TestKeptEntrySaysSo(t *testing.T) {
 	// As it says.
 	moved.Pin = pinOf("1.27.3", reg.byTag["1.27.3"])
 	d = Resolve(ctx, inputOf(&moved, reg, old, gone)).Decisions[0]
-	if d.New == nil || d.New.Image != moved.Image || d.New.Digest != digest || d.Repository != nil || d.Kept != nil {
-		t.Errorf("with the pin it says to write: new %v, repository %v, refusal %v", d.New, d.Repository, d.Refusal)
+	if d.New() == nil || d.New().Image != moved.Image || d.New().Digest != digest || d.Repository != nil || d.Kept() != nil {
+		t.Errorf("with the pin it says to write: new %v, repository %v, refusal %v", d.New(), d.Repository, d.Refusal())
 	}
 }

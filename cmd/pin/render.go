@@ -158,17 +158,17 @@ func lockImage(m *lock.Module) *imageOutput {
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written, only bool) planOutput {
 	out := planOutput{Schema: JSONSchema, Command: command, Catalogue: g.Catalogue, Lock: g.Lock, Changed: changed, Written: written, Modules: []moduleOutput{}}
 	for _, d := range p.Decisions {
-		if d.Unselected {
+		if d.Unselected() {
 			continue // "pin resolve MODULE…": the plan is about the named modules
 		}
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
-			Old: lockImage(d.Old), New: lockImage(d.New), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
+			Old: lockImage(d.Old), New: lockImage(d.New()), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
 		for _, o := range d.Observations {
 			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
 				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created),
 				Replicas: o.Replicas, Pods: o.Pods})
 		}
-		if r := d.Refusal; r != nil {
+		if r := d.Refusal(); r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
 			for _, a := range r.Advice {
 				ao := adviceOutput{Goal: a.Goal}
@@ -178,22 +178,22 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 				m.Refusal.Advice = append(m.Refusal.Advice, ao)
 			}
 		}
-		if d.Err != nil {
-			m.Error = d.Err.Error()
+		if d.Err() != nil {
+			m.Error = d.Err().Error()
 		}
 		if r := d.Repository; r != nil {
 			m.Repository = &repositoryOutput{Catalogue: r.Catalogue, Locked: r.Locked, Why: r.Why}
 		}
-		m.changed = entryChanges(d.Old, d.New)
+		m.changed = entryChanges(d.Old, d.New())
 		switch {
-		case d.New == nil:
-		case d.Kept != nil:
+		case d.New() == nil:
+		case d.Kept() != nil:
 			m.Won = wonPreviousLock
-			if d.Kept.Name != d.Module.Name {
-				m.KeptFrom = d.Kept.Name
+			if d.Kept().Name != d.Module.Name {
+				m.KeptFrom = d.Kept().Name
 			}
 		default:
-			m.Won = string(d.New.Source)
+			m.Won = string(d.New().Source)
 		}
 		for _, e := range d.TakenOver {
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})

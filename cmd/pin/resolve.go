@@ -137,8 +137,8 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return withCode(failureCode(plan), fmt.Errorf("%s; %s left unchanged", failures(plan), o.Lock))
 	case plan.Refused():
 		for _, d := range plan.Decisions {
-			if d.Refusal != nil {
-				fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(d.Refusal.Error()))
+			if d.Refusal() != nil {
+				fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(d.Refusal().Error()))
 			}
 		}
 		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", refusedNames(plan), o.Lock))
@@ -153,7 +153,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 // disagrees with its content).
 func failureCode(p *resolve.Plan) int {
 	for _, d := range p.Decisions {
-		if d.Err != nil && sourceCode(d.Err) == exitSource {
+		if d.Err() != nil && sourceCode(d.Err()) == exitSource {
 			return exitSource
 		}
 	}
@@ -172,8 +172,8 @@ func badInput(err error) bool {
 func failures(p *resolve.Plan) string {
 	var errs []error
 	for _, d := range p.Decisions {
-		if d.Err != nil {
-			errs = append(errs, fmt.Errorf("module %q: %w", d.Module.Name, d.Err))
+		if d.Err() != nil {
+			errs = append(errs, fmt.Errorf("module %q: %w", d.Module.Name, d.Err()))
 		}
 	}
 	return errors.Join(errs...).Error()
@@ -182,7 +182,7 @@ func failures(p *resolve.Plan) string {
 func refusedNames(p *resolve.Plan) string {
 	var n []string
 	for _, d := range p.Decisions {
-		if d.Refusal != nil {
+		if d.Refusal() != nil {
 			n = append(n, fmt.Sprintf("%q", d.Module.Name))
 		}
 	}

@@ -107,8 +107,8 @@ func groupLock(plan *resolve.Plan, members map[string]bool) *lock.Lock {
 	l := &lock.Lock{Hosts: plan.Hosts}
 	for _, d := range plan.Decisions {
 		switch {
-		case members[d.Module.Name] && d.New != nil:
-			l.Modules = append(l.Modules, d.New)
+		case members[d.Module.Name] && d.New() != nil:
+			l.Modules = append(l.Modules, d.New())
 		case d.Old != nil:
 			l.Modules = append(l.Modules, d.Old)
 		}
@@ -140,7 +140,7 @@ func groupLock(plan *resolve.Plan, members map[string]bool) *lock.Lock {
 
 // changed reports whether d changes its module's entry.
 func changed(d *resolve.Decision) bool {
-	return d.New != nil && !d.Unselected && (d.Old == nil || !d.Old.Equal(d.New))
+	return d.New() != nil && !d.Unselected() && (d.Old == nil || !d.Old.Equal(d.New()))
 }
 
 // gate previews, on every host of the catalogue, the cutover to lk (as

@@ -78,8 +78,8 @@ func (r *run) propose(ctx context.Context) error {
 	}
 	for _, d := range plan.Decisions {
 		switch {
-		case d.Refusal != nil:
-			r.res.Refused = append(r.res.Refused, Refused{Module: d.Module.Name, Kind: string(d.Refusal.Kind), Message: r.inRepo(d.Refusal.Error())})
+		case d.Refusal() != nil:
+			r.res.Refused = append(r.res.Refused, Refused{Module: d.Module.Name, Kind: string(d.Refusal().Kind), Message: r.inRepo(d.Refusal().Error())})
 		case changed(d):
 			add(d.Module.Name)
 		}

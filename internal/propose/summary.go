@@ -183,7 +183,7 @@ func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover)
 		return Module{Name: old.Name, Policy: string(old.Policy), Verdict: "retire", From: imageOf(old), Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{},
 			Why: "the module is no longer in the catalogue: its entry stays in the lock as retired, a floor for any module that takes over what it ran"}
 	}
-	n := d.New
+	n := d.New()
 	m := Module{Name: n.Name, Policy: string(n.Policy), From: imageOf(d.Old), To: imageOf(n), Won: string(n.Source), Rule: string(n.Rule), Why: n.Reason,
 		Running: []Running{}, Floors: []Floor{}, Cutover: []Cutover{}, TakesOver: []string{}}
 	for _, t := range d.TakenOver {
@@ -212,7 +212,7 @@ func verdict(d *resolve.Decision, cuts []resolve.Cutover) string {
 		return "upgrade"
 	}
 	if len(cuts) > 0 {
-		if d.New.Source == lock.SourceRunning {
+		if d.New().Source == lock.SourceRunning {
 			return "held"
 		}
 		return "kept"
@@ -220,7 +220,7 @@ func verdict(d *resolve.Decision, cuts []resolve.Cutover) string {
 	switch {
 	case d.Old == nil:
 		return "add"
-	case d.Old.Digest != d.New.Digest:
+	case d.Old.Digest != d.New().Digest:
 		return "upgrade"
 	}
 	return "kept"

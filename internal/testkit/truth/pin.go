@@ -73,22 +73,22 @@ func runResolve(w *World, fromHost, only string) Result {
 	res := Result{Outcomes: map[string]Outcome{}}
 	var text strings.Builder
 	for _, d := range plan.Decisions {
-		if d.Unselected {
+		if d.Unselected() {
 			continue
 		}
 		var o Outcome
 		switch {
-		case d.Err != nil:
-			o.Err = d.Err.Error()
-		case d.Refusal != nil:
-			o.Refused = string(d.Refusal.Kind)
-		case d.New != nil:
-			o.Digest = d.New.Digest
+		case d.Err() != nil:
+			o.Err = d.Err().Error()
+		case d.Refusal() != nil:
+			o.Refused = string(d.Refusal().Kind)
+		case d.New() != nil:
+			o.Digest = d.New().Digest
 		}
 		res.Outcomes[d.Module.Name] = o
 		fmt.Fprintf(&text, "%s: %+v\n", d.Module.Name, o)
-		if d.Refusal != nil {
-			text.WriteString(d.Refusal.Error() + "\n")
+		if d.Refusal() != nil {
+			text.WriteString(d.Refusal().Error() + "\n")
 		}
 	}
 	res.Written = !plan.Refused() && !plan.Failed()

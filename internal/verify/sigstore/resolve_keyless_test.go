@@ -101,11 +101,11 @@ module "high" {
 	first := by(resolve.Resolve(context.Background(), in))
 
 	low := first["low"]
-	if low.New == nil {
-		t.Fatalf("low: no entry: %v %v", low.Refusal, low.Err)
+	if low.New() == nil {
+		t.Fatalf("low: no entry: %v %v", low.Refusal(), low.Err())
 	}
-	if low.New.Digest != d12 || low.New.Verified != verify.MethodCosignKeyless || low.New.Signer != iss+" "+who || low.New.Signature != ref12 {
-		t.Errorf("low: locked %s (%s %q %s), want 1.2.0 %s verified keyless by %q with %s", low.New.Digest, low.New.Verified, low.New.Signer, low.New.Signature, d12, iss+" "+who, ref12)
+	if low.New().Digest != d12 || low.New().Verified != verify.MethodCosignKeyless || low.New().Signer != iss+" "+who || low.New().Signature != ref12 {
+		t.Errorf("low: locked %s (%s %q %s), want 1.2.0 %s verified keyless by %q with %s", low.New().Digest, low.New().Verified, low.New().Signer, low.New().Signature, d12, iss+" "+who, ref12)
 	}
 	var skipped []string
 	for _, u := range low.Verification.Skipped {
@@ -119,17 +119,17 @@ module "high" {
 	}
 
 	high := first["high"]
-	if high.New == nil {
-		t.Fatalf("high: no entry: %v %v", high.Refusal, high.Err)
+	if high.New() == nil {
+		t.Fatalf("high: no entry: %v %v", high.Refusal(), high.Err())
 	}
-	if high.New.Digest != d14 || high.New.Verified != "" || high.New.Signature != "" {
-		t.Errorf("high: locked %s (%s %s), want the running unsigned 1.4.0 %s, unverified: never older than what runs", high.New.Digest, high.New.Verified, high.New.Signature, d14)
+	if high.New().Digest != d14 || high.New().Verified != "" || high.New().Signature != "" {
+		t.Errorf("high: locked %s (%s %s), want the running unsigned 1.4.0 %s, unverified: never older than what runs", high.New().Digest, high.New().Verified, high.New().Signature, d14)
 	}
 	if got, want := floors(high), d14+": unsigned"; got != want {
 		t.Errorf("high: unverified floors %q, want %q (the running 1.4.0)", got, want)
 	}
 	st := resolve.Outdated(context.Background(), resolve.Input{Catalogue: cat, Observed: seen, Now: in.Now, Registry: in.Registry, Verifier: in.Verifier,
-		Old: &lock.Lock{Modules: []*lock.Module{low.New, high.New}}}, nil)
+		Old: &lock.Lock{Modules: []*lock.Module{low.New(), high.New()}}}, nil)
 	for _, s := range st {
 		if !s.Has(resolve.StatusUnverified) {
 			t.Errorf("outdated %s: statuses %v, want %q for its unsigned running floor", s.Module.Name, s.Statuses, resolve.StatusUnverified)
@@ -141,13 +141,13 @@ module "high" {
 	verifytest.PushAnnotated(t, repo, d12, verifytest.Payload(repo, d11), map[string]string{sigstore.SignatureAnnotation: "AAAA"})
 	// Module low alone: high asks about 1.2.0 afresh, having no record.
 	in.Catalogue = &catalogue.Catalogue{Modules: []*catalogue.Module{cat.Module("low")}}
-	in.Old = &lock.Lock{Modules: []*lock.Module{low.New}}
+	in.Old = &lock.Lock{Modules: []*lock.Module{low.New()}}
 	asked := &askedReferrers{Remote: registry.NewRemote(registry.RemoteOptions{Host: host_, Cache: cache}), digests: map[string]int{}}
 	in.Registry = func(string) resolve.Registry { return asked }
 	in.Verifier = verifiers(both(asked))
 	second := by(resolve.Resolve(context.Background(), in))
-	if l := second["low"]; l.New == nil || l.New.Digest != d12 || l.New.Signature != ref12 {
-		t.Errorf("second run, low: %+v (refusal %v), want 1.2.0 verified by the recorded %s", l.New, l.Refusal, ref12)
+	if l := second["low"]; l.New() == nil || l.New().Digest != d12 || l.New().Signature != ref12 {
+		t.Errorf("second run, low: %+v (refusal %v), want 1.2.0 verified by the recorded %s", l.New(), l.Refusal(), ref12)
 	}
 	if n := asked.digests[d12]; n != 0 {
 		t.Errorf("second run: the referrers of the locked 1.2.0 were asked %d time(s), want 0: its recorded signature answers", n)

@@ -73,11 +73,11 @@ module "plain" {
 	}
 
 	up := by["up"]
-	if up.New == nil {
-		t.Fatalf("up: no entry: %v %v", up.Refusal, up.Err)
+	if up.New() == nil {
+		t.Fatalf("up: no entry: %v %v", up.Refusal(), up.Err())
 	}
-	if up.New.Digest != d11 || up.New.Verified != verify.MethodCosignKey || up.New.Signer != key.Fingerprint || up.New.Signature != sig11 {
-		t.Errorf("up: locked %s %s (%s %s %s), want 1.1.0 %s verified by %s with %s", up.New.Tag, up.New.Digest, up.New.Verified, up.New.Signer, up.New.Signature, d11, key.Fingerprint, sig11)
+	if up.New().Digest != d11 || up.New().Verified != verify.MethodCosignKey || up.New().Signer != key.Fingerprint || up.New().Signature != sig11 {
+		t.Errorf("up: locked %s %s (%s %s %s), want 1.1.0 %s verified by %s with %s", up.New().Tag, up.New().Digest, up.New().Verified, up.New().Signer, up.New().Signature, d11, key.Fingerprint, sig11)
 	}
 	var reasons []string
 	for _, u := range up.Verification.Skipped {
@@ -88,13 +88,13 @@ module "plain" {
 	}
 
 	ex := by["exact"]
-	if ex.Refusal == nil || ex.Refusal.Kind != resolve.KindUnverified || !strings.Contains(ex.Refusal.Error(), "unsigned") {
-		t.Errorf("exact: refusal %v, err %v; want an unverified refusal naming unsigned", ex.Refusal, ex.Err)
+	if ex.Refusal() == nil || ex.Refusal().Kind != resolve.KindUnverified || !strings.Contains(ex.Refusal().Error(), "unsigned") {
+		t.Errorf("exact: refusal %v, err %v; want an unverified refusal naming unsigned", ex.Refusal(), ex.Err())
 	}
 
 	// Without a verify block nothing is asked of signatures.
-	if pl := by["plain"]; pl.New == nil || pl.New.Digest != d13 || pl.New.Verified != "" || pl.Verification != nil {
-		t.Errorf("plain: %+v", pl.New)
+	if pl := by["plain"]; pl.New() == nil || pl.New().Digest != d13 || pl.New().Verified != "" || pl.Verification != nil {
+		t.Errorf("plain: %+v", pl.New())
 	}
 }
 

@@ -128,8 +128,8 @@ func run(ctx context.Context, catPath, lockPath, cacheDir string, conc int, memP
 	}
 	if plan.Failed() || plan.Refused() {
 		for _, d := range plan.Decisions {
-			if d.Err != nil {
-				return fmt.Errorf("module %s: %w", d.Module.Name, d.Err)
+			if d.Err() != nil {
+				return fmt.Errorf("module %s: %w", d.Module.Name, d.Err())
 			}
 		}
 		return fmt.Errorf("the plan refused a module")
