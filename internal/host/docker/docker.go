@@ -25,8 +25,8 @@ import (
 // DefaultTimeout bounds each call to the engine when Host.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
-// inspectConcurrency is how many image inspects are in flight at once.
-const inspectConcurrency = 4
+// InspectConcurrency is how many image inspects are in flight at once.
+const InspectConcurrency = 4
 
 // Host is a Docker Engine API endpoint.
 type Host struct {
@@ -152,7 +152,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(inspectConcurrency)
+	g.SetLimit(InspectConcurrency)
 	for _, i := range byID {
 		c := &snap.Containers[i] // each goroutine writes its own element
 		g.Go(func() error {
