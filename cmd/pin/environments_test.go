@@ -232,3 +232,69 @@ func TestEnvironmentsSeededFromTheLockBefore(t *testing.T) {
 		t.Errorf("stderr does not say where the entries came from:\n%s", r.stderr)
 	}
 }
+
+// TestEnvironmentsHostCommands: lock --from-host, plan HOST, outdated and
+// export judge a host by its own environment's lock.
+func TestEnvironmentsHostCommands(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.0.0")
+	w.runs("p1", "1.3.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	// staging locks the pin, 1.1.0; production what p1 runs, 1.3.0. By
+	// production's lock p1's cutover changes nothing; by staging's it
+	// would be a downgrade.
+	if r := pin(t, w.dir, "plan", "p1"); r.code != exitOK || !strings.Contains(r.stdout, "p1/app (module app): SAME") {
+		t.Errorf("plan p1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := pin(t, w.dir, "plan", "s1"); r.code != exitOK || !strings.Contains(r.stdout, "s1/app (module app): UPGRADE") {
+		t.Errorf("plan s1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// lock --from-host s1 writes staging's lock alone.
+	w.runs("s1", "1.2.0")
+	w.write("at-least-running")
+	prod := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
+	if r := pin(t, w.dir, "lock", "--from-host", "s1"); r.code != exitOK {
+		t.Fatalf("lock --from-host s1: exit %d\n%s", r.code, r.stderr)
+	}
+	if s := w.lockedVersion("pin.lock.staging.hcl"); s != "1.2.0" {
+		t.Errorf("staging %s after lock --from-host s1, want 1.2.0", s)
+	}
+	if got := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl")); got != prod {
+		t.Error("production's lock written by lock --from-host s1")
+	}
+
+	// outdated: one row per module and environment, each by its lock.
+	r := pin(t, w.dir, "outdated", "--format", "json", "--fail-on", "none")
+	if r.code != exitOK {
+		t.Fatalf("outdated: exit %d\n%s", r.code, r.stderr)
+	}
+	var out outdatedOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range out.Modules {
+		if m.Locked != nil {
+			got[m.Environment] = m.Locked.Version
+		}
+	}
+	if got["production"] != "1.3.0" || got["staging"] != "1.2.0" || len(out.Modules) != 2 {
+		t.Errorf("outdated: locked by environment %v\n%s", got, r.stdout)
+	}
+	validate(t, compileSchemas(t)["outdated.schema.json"], "outdated with environments", r.stdout)
+
+	// export needs to be told which environment's lock.
+	if r := pin(t, w.dir, "export", "--env", "deploy.env"); r.code != exitInput || !strings.Contains(r.stderr, "--environment NAME (production, staging)") {
+		t.Errorf("export without --environment: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := pin(t, w.dir, "export", "--env", "deploy.env", "--environment", "production"); r.code != exitOK {
+		t.Fatalf("export --environment production: exit %d\n%s", r.code, r.stderr)
+	}
+	if env := readFileT(t, filepath.Join(w.dir, "deploy.env")); !strings.Contains(env, "APP_IMAGE="+envApp+":1.3.0@"+w.builds["1.3.0"].digest) {
+		t.Errorf("deploy.env:\n%s", env)
+	}
+}

@@ -105,21 +105,17 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			continue
 		}
 		view := cat.ForEnvironment(e.Name, labelled(cat, in.Observed, e)...)
-		path := LockPath(lockPath, e.Name)
-		old, oldBytes, diags := lock.Load(path)
-		if diags.HasErrors() {
-			return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: oldBytes}}, Diagnostics: diags}
+		el, err := EnvironmentLock(lockPath, cat, view, in.Lock)
+		if err != nil {
+			return nil, err
 		}
-		env := &Env{Name: e.Name, Lock: path, Inputs: &Inputs{
+		env := &Env{Name: e.Name, Lock: el.Path, Seeded: el.Seeded, Inputs: &Inputs{
 			Catalogue:  view,
-			Lock:       old,
-			LockSum:    sha256.Sum256(oldBytes),
+			Lock:       el.Lock,
+			LockSum:    el.Sum,
 			Observed:   hostsOf(in.Observed, e.Hosts),
 			Registries: in.Registries,
 		}}
-		if oldBytes == nil && in.Lock != nil && len(in.Lock.Modules)+len(in.Lock.Retired) > 0 {
-			env.Inputs.Lock, env.Seeded = seed(in.Lock, cat, view, e.Hosts), lockPath
-		}
 		for h, err := range in.Skipped {
 			if slices.Contains(e.Hosts, h) {
 				if env.Skipped == nil {
@@ -129,6 +125,37 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			}
 		}
 		out = append(out, env)
+	}
+	return out, nil
+}
+
+// EnvLock is an environment's previous lock.
+type EnvLock struct {
+	// Path is the environment's lock file; Sum the SHA-256 of its bytes
+	// (of none when there is no file).
+	Path string
+	Sum  [sha256.Size]byte
+	Lock *lock.Lock
+	// Seeded is the lock the entries were read from when not Path (see
+	// Inputs.Environments).
+	Seeded string
+}
+
+// EnvironmentLock reads the previous lock of the environment whose view
+// of catalogue cat is view (catalogue.ForEnvironment), from its file
+// beside lockPath; when there is no file yet, from all, the lock at
+// lockPath, as Inputs.Environments says. A lock that does not parse is a
+// *DiagnosticsError.
+func EnvironmentLock(lockPath string, cat, view *catalogue.Catalogue, all *lock.Lock) (*EnvLock, error) {
+	e := view.Environments[0]
+	path := LockPath(lockPath, e.Name)
+	old, oldBytes, diags := lock.Load(path)
+	if diags.HasErrors() {
+		return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: oldBytes}}, Diagnostics: diags}
+	}
+	out := &EnvLock{Path: path, Sum: sha256.Sum256(oldBytes), Lock: old}
+	if oldBytes == nil && all != nil && len(all.Modules)+len(all.Retired) > 0 {
+		out.Lock, out.Seeded = seed(all, cat, view, e.Hosts), lockPath
 	}
 	return out, nil
 }
