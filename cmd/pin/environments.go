@@ -31,7 +31,7 @@ func environments(in *source.Inputs, g *globalOptions, s streams, names []string
 	}
 	for _, e := range envs {
 		if e.Seeded != "" {
-			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Lock), sanitize(e.Seeded))
+			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Path), sanitize(e.Seeded))
 		}
 	}
 	return envs, nil
@@ -65,7 +65,7 @@ func envPrefix(env *source.Env) string {
 func lockPaths(envs []*source.Env) string {
 	var n []string
 	for _, e := range envs {
-		n = append(n, e.Lock)
+		n = append(n, e.Path)
 	}
 	return joinAnd(n)
 }
@@ -95,7 +95,7 @@ func mergeEnvironments(reports []planOutput, envs []*source.Env, g *globalOption
 	for i, r := range reports {
 		var env *source.Env
 		for _, e := range envs {
-			if e.Lock == r.Lock {
+			if e.Path == r.Lock {
 				env = e
 			}
 		}

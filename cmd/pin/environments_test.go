@@ -298,3 +298,34 @@ func TestEnvironmentsHostCommands(t *testing.T) {
 		t.Errorf("deploy.env:\n%s", env)
 	}
 }
+
+// TestEnvironmentsPropose: pin propose --environment NAME proposes that
+// environment's lock file, resolved against its hosts; without it, a
+// catalogue with environments is refused (which lock is not a guess).
+func TestEnvironmentsPropose(t *testing.T) {
+	gitUser(t)
+	w := newEnvWorld(t)
+	w.runs("s1", "1.0.0")
+	w.runs("p1", "1.2.0")
+	w.write("at-least-running")
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	gitIn(t, w.dir, "init", "--quiet", "--bare", bare)
+	gitIn(t, w.dir, "init", "--quiet", "-b", "main")
+	gitIn(t, w.dir, "add", "-A")
+	gitIn(t, w.dir, "commit", "--quiet", "-m", "two environments, no lock yet")
+	gitIn(t, w.dir, "remote", "add", "origin", bare)
+	gitIn(t, w.dir, "push", "--quiet", "origin", "main")
+	if r := pin(t, w.dir, "propose", "--dry-run"); r.code != exitInput || !strings.Contains(r.stderr, "--environment NAME") {
+		t.Errorf("propose without --environment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := pin(t, w.dir, "propose", "--dry-run", "--environment", "production", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("propose --environment production: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "pin.lock.production.hcl") || strings.Contains(r.stdout, "pin.lock.staging.hcl") || strings.Contains(r.stdout, `"pin.lock.hcl"`) {
+		t.Errorf("the proposal does not change production's lock alone:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, w.builds["1.0.0"].digest) || !strings.Contains(r.stdout, "1.2.0") {
+		t.Errorf("production's proposal is not held against p1 (1.2.0) alone:\n%s", r.stdout)
+	}
+}

@@ -24,15 +24,15 @@ type outdatedModule struct {
 	// Environment is the environment whose lock and hosts the module
 	// was judged by; empty without environments.
 	Environment string            `json:"environment,omitempty"`
-	Policy   string            `json:"policy"`
-	Statuses []string          `json:"statuses"`
-	Locked   *outdatedImage    `json:"locked"`
-	Running  []outdatedRunning `json:"running"`
-	Missing  []string          `json:"missing,omitempty"`
-	Upstream *outdatedImage    `json:"upstream"`
-	Hint     string            `json:"hint,omitempty"`
-	Findings []outdatedFinding `json:"findings"`
-	Error    string            `json:"error,omitempty"`
+	Policy      string            `json:"policy"`
+	Statuses    []string          `json:"statuses"`
+	Locked      *outdatedImage    `json:"locked"`
+	Running     []outdatedRunning `json:"running"`
+	Missing     []string          `json:"missing,omitempty"`
+	Upstream    *outdatedImage    `json:"upstream"`
+	Hint        string            `json:"hint,omitempty"`
+	Findings    []outdatedFinding `json:"findings"`
+	Error       string            `json:"error,omitempty"`
 
 	// where the module is declared, for annotations
 	file       string

@@ -156,19 +156,19 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 				stale = true
 				removeStale(o.globalOptions, s, o.Lock)
 			}
-			if r.env.Lock != o.Lock {
-				removeStale(o.globalOptions, s, r.env.Lock)
+			if r.env.Path != o.Lock {
+				removeStale(o.globalOptions, s, r.env.Path)
 			}
-			if _, err := lock.WriteFile(r.env.Lock, lock.Format(r.newLock)); err != nil {
+			if _, err := lock.WriteFile(r.env.Path, lock.Format(r.newLock)); err != nil {
 				return withCode(exitInput, err)
 			}
-			written[r.env.Lock] = true
+			written[r.env.Path] = true
 		}
 	}
 	var reports []planOutput
 	for _, r := range results {
-		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Lock], o.only() != nil)
-		out.Lock = r.env.Lock
+		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Path], o.only() != nil)
+		out.Lock = r.env.Path
 		reports = append(reports, out)
 	}
 	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
@@ -201,7 +201,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		var would []string
 		for _, r := range results {
 			if r.changed {
-				would = append(would, r.env.Lock)
+				would = append(would, r.env.Path)
 			}
 		}
 		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", joinAnd(would)))

@@ -43,10 +43,10 @@ type Env struct {
 	// Name is the environment's name; "" for a catalogue without
 	// environments (its one implicit environment).
 	Name string
-	// Lock is the path of the environment's lock file (LockPath).
-	Lock string
+	// Path is the path of the environment's lock file (LockPath).
+	Path string
 	// Seeded is the path of the lock the previous entries were read from
-	// when it is not Lock: the environment's file did not exist yet, and
+	// when it is not Path: the environment's file did not exist yet, and
 	// the lock of the catalogue before it declared environments did.
 	Seeded string
 	// Inputs are the run's as the environment sees them: the catalogue's
@@ -97,7 +97,7 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 		}
 	}
 	if len(cat.Environments) == 0 {
-		return []*Env{{Lock: lockPath, Inputs: in}}, nil
+		return []*Env{{Path: lockPath, Inputs: in}}, nil
 	}
 	var out []*Env
 	for _, e := range cat.Environments {
@@ -109,24 +109,59 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 		if err != nil {
 			return nil, err
 		}
-		env := &Env{Name: e.Name, Lock: el.Path, Seeded: el.Seeded, Inputs: &Inputs{
+		env := &Env{Name: e.Name, Path: el.Path, Seeded: el.Seeded, Inputs: &Inputs{
 			Catalogue:  view,
 			Lock:       el.Lock,
 			LockSum:    el.Sum,
 			Observed:   hostsOf(in.Observed, e.Hosts),
+			Skipped:    skippedOf(in.Skipped, e.Hosts),
 			Registries: in.Registries,
 		}}
-		for h, err := range in.Skipped {
-			if slices.Contains(e.Hosts, h) {
-				if env.Skipped == nil {
-					env.Skipped = map[string]error{}
-				}
-				env.Skipped[h] = err
-			}
-		}
 		out = append(out, env)
 	}
 	return out, nil
+}
+
+// Environment is environment name's share of inputs whose Lock was read
+// from that environment's own lock file (a command given its path, such
+// as pin propose in a checkout of the base): as Environments, without
+// reading another lock. A catalogue without environments, and name "",
+// is the inputs as they are.
+func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
+	cat := in.Catalogue
+	if name == "" && len(cat.Environments) == 0 {
+		return &Env{Path: lockPath, Inputs: in}, nil
+	}
+	e := cat.Environment(name)
+	if e == nil {
+		var known []string
+		for _, e := range cat.Environments {
+			known = append(known, e.Name)
+		}
+		return nil, &UnknownEnvironmentError{Environment: name, Known: known}
+	}
+	return &Env{Name: name, Path: lockPath, Inputs: &Inputs{
+		Catalogue:  cat.ForEnvironment(name, labelled(cat, in.Observed, e)...),
+		Lock:       in.Lock,
+		LockSum:    in.LockSum,
+		Observed:   hostsOf(in.Observed, e.Hosts),
+		Skipped:    skippedOf(in.Skipped, e.Hosts),
+		Registries: in.Registries,
+	}}, nil
+}
+
+// skippedOf are the skipped hosts among hosts; nil when none is.
+func skippedOf(all map[string]error, hosts []string) map[string]error {
+	var out map[string]error
+	for h, err := range all {
+		if slices.Contains(hosts, h) {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[h] = err
+		}
+	}
+	return out
 }
 
 // EnvLock is an environment's previous lock.
