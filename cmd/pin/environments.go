@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pin-tool/pin/internal/source"
 )
@@ -132,5 +131,5 @@ func envPlans(out planOutput) []planOutput {
 
 // envHeader is the line above an environment's plan.
 func envHeader(name, lockPath string) string {
-	return fmt.Sprintf("Environment %s (%s):\n%s\n", name, lockPath, strings.Repeat("=", len("Environment ")+len(name)))
+	return fmt.Sprintf("Environment %s (%s):\n\n", name, lockPath)
 }
