@@ -133,3 +133,23 @@ func envPlans(out planOutput) []planOutput {
 func envHeader(name, lockPath string) string {
 	return fmt.Sprintf("Environment %s (%s):\n\n", name, lockPath)
 }
+
+// modulesInEnvironments checks that each module "pin resolve MODULE…"
+// names is in one of the environments the run decides (exit 2 when one
+// is not: nothing would be decided for it, silently).
+func modulesInEnvironments(envs []*source.Env, only []string) error {
+	for _, n := range only {
+		in := false
+		for _, e := range envs {
+			in = in || e.Catalogue.Module(n) != nil
+		}
+		if !in {
+			var names []string
+			for _, e := range envs {
+				names = append(names, e.Name)
+			}
+			return withCode(exitInput, fmt.Errorf("module %q is not in environment %s: name its environment with --environment, or drop it", n, joinAnd(names)))
+		}
+	}
+	return nil
+}

@@ -3,11 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/source"
 )
 
 // envWorld is a world with two environments: staging (host s1) and
@@ -327,5 +334,100 @@ func TestEnvironmentsPropose(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, w.builds["1.0.0"].digest) || !strings.Contains(r.stdout, "1.2.0") {
 		t.Errorf("production's proposal is not held against p1 (1.2.0) alone:\n%s", r.stdout)
+	}
+}
+
+// TestEnvironmentsHistories is the property over generated histories:
+// two environments of two hosts each, a module at-least-running on all
+// four, and random rollouts and rollbacks (and containers removed) on
+// any host, each followed by a resolve. The oracle is the version each
+// deploy named, not pin's ordering: after every run, each environment's
+// lock names exactly the newest of the pin and every version its own
+// hosts ran when a run read them (what it runs now and what it locked),
+// never a version only the other environment ran.
+func TestEnvironmentsHistories(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 2026))
+	versions := []string{"1.0.0", "1.1.0", "1.2.0", "1.3.0"}
+	rank := func(v string) int { return slices.Index(versions, v) }
+	envOf := map[string]string{"s1": "staging", "s2": "staging", "p1": "production", "p2": "production"}
+	const modules = `module "app" {
+  image  = "registry.example.org/team/app"
+  policy = "at-least-running"
+  pin    = "1.1.0"
+  runs_on "s1" { container = "app" }
+  runs_on "s2" { container = "app" }
+  runs_on "p1" { container = "app" }
+  runs_on "p2" { container = "app" }
+}
+
+environment "staging" {
+  hosts = ["s1", "s2"]
+}
+
+environment "production" {
+  hosts = ["p1", "p2"]
+  from  = "staging"
+}
+`
+	for n := range 12 {
+		w := newEnvWorld(t)
+		floor := map[string]string{"staging": "1.1.0", "production": "1.1.0"}
+		running := map[string]string{} // host → version, what a run sees
+		var history []string
+		for _, h := range []string{"s1", "s2", "p1", "p2"} {
+			v := versions[rng.IntN(len(versions))]
+			w.runs(h, v)
+			running[h] = v
+			history = append(history, h+"="+v)
+		}
+		for step := range 6 {
+			hn := []string{"s1", "s2", "p1", "p2"}[rng.IntN(4)]
+			if rng.IntN(5) == 0 {
+				// The container is removed: the host is read and runs
+				// nothing of app; its floor stays in the previous entry.
+				w.hosts[hn] = &host.Snapshot{Schema: 1, Host: hn, ImageStore: "classic"}
+				delete(running, hn)
+				history = append(history, hn+" removed")
+			} else {
+				v := versions[rng.IntN(len(versions))]
+				w.runs(hn, v)
+				running[hn] = v
+				history = append(history, hn+"="+v)
+			}
+			// What the run sees raises its environment's floor, and only
+			// its environment's.
+			for h, v := range running {
+				if rank(v) > rank(floor[envOf[h]]) {
+					floor[envOf[h]] = v
+				}
+			}
+			w.world.write([]string{"registry.example.org"}, modules)
+			r := pin(t, w.dir, "resolve")
+			if r.code != exitOK {
+				t.Fatalf("history %d step %d (%s): exit %d\n%s", n, step, strings.Join(history, ", "), r.code, r.stderr)
+			}
+			for _, env := range []string{"staging", "production"} {
+				if got := w.lockedVersion("pin.lock." + env + ".hcl"); got != floor[env] {
+					t.Fatalf("history %d step %d (%s): %s locks %s, want %s", n, step, strings.Join(history, ", "), env, got, floor[env])
+				}
+			}
+		}
+	}
+}
+
+// TestModulesInEnvironments: "pin resolve --environment E MODULE" for a
+// module not in E is exit 2, not a run that decides nothing.
+func TestModulesInEnvironments(t *testing.T) {
+	c, diags := catalogue.Load(filepath.Join(repoRoot, "internal/catalogue/testdata/environments"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prod := []*source.Env{{Name: "production", Inputs: &source.Inputs{Catalogue: c.ForEnvironment("production")}}}
+	if err := modulesInEnvironments(prod, []string{"api", "labelled"}); err != nil {
+		t.Errorf("api and labelled are in production: %v", err)
+	}
+	err := modulesInEnvironments(prod, []string{"canary"})
+	if err == nil || exitCode(err, io.Discard) != exitInput || !strings.Contains(err.Error(), `module "canary" is not in environment production`) {
+		t.Errorf("canary in production: %v", err)
 	}
 }

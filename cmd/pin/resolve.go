@@ -112,6 +112,9 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	if err != nil {
 		return err
 	}
+	if err := modulesInEnvironments(envs, o.only()); err != nil {
+		return err
+	}
 	mode := resolve.ModeResolve
 	if o.FromHost != "" {
 		mode = resolve.ModeFromHost
