@@ -90,6 +90,7 @@ flags.`,
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
 	cmd.Flags().StringVar(&o.Environment, "environment", "", "the environment whose lock is exported (a catalogue with environments)")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	return cmd
 }
 

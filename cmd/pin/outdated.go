@@ -75,6 +75,7 @@ statuses in --fail-on, warnings for the others.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Environments, "environment", nil, "judge only this environment's modules, by its lock and hosts (repeatable); default: every environment")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	f.StringVar(&o.Format, "format", "table", "output format: table, json or github (workflow annotations)")
 	f.StringVar(&o.FailOn, "fail-on", defaultFailOn, `statuses that make the exit code 1, comma-separated; "any" or "none"`)
 	return cmd

@@ -78,6 +78,7 @@ and --export-in-place alone change its compose settings.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Environment, "environment", "", "the environment whose lock is proposed (a catalogue with environments): its lock file is the one the pull request changes")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	f.StringVar(&o.Remote, "remote", "origin", "the git remote to fetch the base from and push to")
 	f.StringVar(&o.Base, "base", "", "the branch to propose for (default: the remote's default branch)")
 	f.StringVar(&o.BranchPrefix, "branch-prefix", "pin/", "what pin's branch names start with")

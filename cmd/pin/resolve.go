@@ -57,6 +57,7 @@ environments named.`,
 	}
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 if the lock would change")
 	cmd.Flags().StringArrayVar(&o.Environments, "environment", nil, "resolve only this environment's lock (repeatable); default: every environment")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	return cmd
 }
 
