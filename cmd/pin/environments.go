@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // environments splits a run's inputs by environment: those named, or
@@ -152,4 +154,19 @@ func modulesInEnvironments(envs []*source.Env, only []string) error {
 		}
 	}
 	return nil
+}
+
+// leftEnvironment rewords the retired entries of modules still in the
+// catalogue but no longer in env (their runs_on moved to another
+// environment's hosts): they left the environment, not the catalogue,
+// and their entry stays a floor in env's lock.
+func leftEnvironment(out *planOutput, env *source.Env, cat *catalogue.Catalogue) {
+	if env.Name == "" {
+		return
+	}
+	for i, m := range out.Modules {
+		if (m.Change == string(resolve.ChangeRetire) || m.Change == string(resolve.ChangeRetired)) && cat.Module(m.Name) != nil {
+			out.Modules[i].Why = fmt.Sprintf("module %q no longer runs in environment %s: its entry stays in %s (retired %q), a floor of this environment for the module that takes over what it ran here, until one does; moving a module between environments frees no floor", m.Name, env.Name, env.Path, m.Name)
+		}
+	}
 }

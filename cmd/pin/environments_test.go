@@ -431,3 +431,40 @@ func TestModulesInEnvironments(t *testing.T) {
 		t.Errorf("canary in production: %v", err)
 	}
 }
+
+// TestEnvironmentsModuleMoves: a module whose runs_on leaves staging's
+// hosts keeps its entry in staging's lock, retired (a floor there, said
+// so in the plan), and production's lock gets an entry of its own,
+// held against production's hosts; moving it back takes the retired
+// entry over: staging's floor was not freed.
+func TestEnvironmentsModuleMoves(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	onlyProd := strings.Replace(fmt.Sprintf(envModules, "at-least-running"), "  runs_on \"s1\" { container = \"app\" }\n", "", 1)
+	w.world.write([]string{"registry.example.org"}, onlyProd)
+	r := pin(t, w.dir, "resolve")
+	if r.code != exitOK || !strings.Contains(r.stdout, `module "app" no longer runs in environment staging: its entry stays in pin.lock.staging.hcl (retired "app")`) {
+		t.Fatalf("resolve after the move: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b := readFileT(t, filepath.Join(w.dir, "pin.lock.staging.hcl")); !strings.Contains(b, `retired "app"`) || !strings.Contains(b, w.builds["1.3.0"].digest) {
+		t.Errorf("staging's lock does not keep app's entry retired:\n%s", b)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.1.0" {
+		t.Errorf("production %s, want 1.1.0 (the pin, over what p1 runs)", p)
+	}
+	// Back in staging, where s1 now runs 1.0.0: the retired entry is a
+	// floor, 1.3.0.
+	w.runs("s1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve after moving back: exit %d\n%s", r.code, r.stderr)
+	}
+	if s := w.lockedVersion("pin.lock.staging.hcl"); s != "1.3.0" {
+		t.Errorf("staging %s after moving back, want 1.3.0 (its retired entry)", s)
+	}
+}

@@ -173,6 +173,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	for _, r := range results {
 		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Path], o.only() != nil)
 		out.Lock = r.env.Path
+		leftEnvironment(&out, r.env, in.Catalogue)
 		reports = append(reports, out)
 	}
 	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
