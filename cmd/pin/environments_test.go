@@ -468,3 +468,25 @@ func TestEnvironmentsModuleMoves(t *testing.T) {
 		t.Errorf("staging %s after moving back, want 1.3.0 (its retired entry)", s)
 	}
 }
+
+// TestEnvironmentsRemovedKeepTheirFloors: removing the environment
+// blocks (or one of them) while their lock files are there is refused,
+// exit 2, nothing written: their floors would count in no lock.
+func TestEnvironmentsRemovedKeepTheirFloors(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	cat := strings.Split(fmt.Sprintf(envModules, "at-least-running"), "environment ")[0]
+	w.world.write([]string{"registry.example.org"}, cat)
+	r := pin(t, w.dir, "resolve")
+	if r.code != exitInput || !strings.Contains(r.stderr, "pin.lock.production.hcl and ") || !strings.Contains(r.stderr, "pin.lock.staging.hcl: the lock of an environment the catalogue no longer declares") {
+		t.Errorf("resolve without the environments: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "pin.lock.hcl")); err == nil {
+		t.Error("pin.lock.hcl written")
+	}
+}

@@ -3,6 +3,9 @@ package source
 import (
 	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -265,3 +268,32 @@ func labelled(cat *catalogue.Catalogue, seen observe.Observed, e *catalogue.Envi
 	sort.Strings(out)
 	return slices.Compact(out)
 }
+
+// OrphanLocks are the environment lock files beside lockPath
+// (pin.lock.NAME.hcl) of environments cat does not declare: an
+// environment removed, or renamed, or every environment block removed.
+// Their floors would count in no lock; a run that writes must not go on
+// as if they were not there. Sorted.
+func OrphanLocks(lockPath string, cat *catalogue.Catalogue) []string {
+	base, ok := strings.CutSuffix(filepath.Base(lockPath), ".hcl")
+	if !ok {
+		return nil
+	}
+	dir := filepath.Dir(lockPath)
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), base+".")
+		if !ok {
+			continue
+		}
+		if env, ok := strings.CutSuffix(name, ".hcl"); ok && environmentName.MatchString(env) && cat.Environment(env) == nil && !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// environmentName is what catalogue allows an environment to be called.
+var environmentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
