@@ -3,6 +3,11 @@ package resolve
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/order"
 )
 
 // held keeps a previous entry that holds its image (lock.Module.Hold: a
@@ -57,3 +62,14 @@ func holdFix(module, fix string) string {
 	}
 	return s
 }
+
+// OrderOptions are module m's ordering settings as Resolve orders by them
+// (its versioning, variants, platform; now bounds plausible build dates):
+// for callers that order images of a module the same way (package
+// promote).
+func OrderOptions(m *catalogue.Module, now time.Time) order.Options { return orderOptions(m, now) }
+
+// LockedVersion renders img's version as a lock entry records it: the
+// version its tag and label agree on, "" when it has none or they
+// conflict.
+func LockedVersion(opts order.Options, img image.Image) string { return versionOf(opts, img) }
