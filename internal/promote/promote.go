@@ -25,6 +25,8 @@ import (
 type Env struct {
 	Name  string
 	Hosts []string
+	// From is the environment builds come here from; "" for none.
+	From string
 	// Soak is how long a build must have run in the environment it is
 	// promoted from before it may come here; zero for none.
 	Soak time.Duration
