@@ -31,10 +31,19 @@ type planOutput struct {
 	Changed   bool           `json:"changed"`
 	Written   bool           `json:"written"`
 	Modules   []moduleOutput `json:"modules"`
+	// Environments are, for a catalogue with environment blocks, each
+	// environment's lock; Lock is then the --lock path they are beside,
+	// and each module says its environment. Environment is set on the
+	// per-environment plans the table is rendered from.
+	Environments []envOutput `json:"environments,omitempty"`
+	Environment  string      `json:"-"`
 }
 
 type moduleOutput struct {
-	Name         string              `json:"name"`
+	Name string `json:"name"`
+	// Environment is the module's environment, whose lock this entry is
+	// in; empty without environments.
+	Environment  string              `json:"environment,omitempty"`
 	Policy       string              `json:"policy"`
 	Pin          string              `json:"pin,omitempty"`
 	Change       string              `json:"change"`
@@ -309,7 +318,16 @@ func render(s streams, format string, out planOutput) error {
 	}
 	bw := bufio.NewWriter(s.Out)
 	ls := &lineSanitizer{w: bw}
-	writePlanTable(ls, out)
+	if len(out.Environments) == 0 {
+		writePlanTable(ls, out)
+	}
+	for i, p := range envPlans(out) {
+		if i > 0 {
+			fmt.Fprintln(ls)
+		}
+		fmt.Fprint(ls, envHeader(p.Environment, p.Lock))
+		writePlanTable(ls, p)
+	}
 	if err := ls.Close(); err != nil {
 		return err
 	}

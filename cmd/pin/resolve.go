@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -22,6 +24,9 @@ type resolveOptions struct {
 	Snapshot string
 	// Modules are the modules "pin resolve MODULE…" names; none: all.
 	Modules []string
+	// Environments are the environments "--environment NAME" names;
+	// none: all (with FromHost, the host's).
+	Environments []string
 }
 
 func newResolveCmd(g *globalOptions, s streams) *cobra.Command {
@@ -36,7 +41,13 @@ than what a host runs is refused, and then nothing is written.
 
 With MODULE arguments, only the named modules are decided (against every
 floor, as always); every other lock entry stays as it is, byte for byte,
-and nothing is asked about those modules.`,
+and nothing is asked about those modules.
+
+A catalogue with environment blocks has one lock per environment
+(pin.lock.NAME.hcl beside --lock): each environment is resolved against
+its own hosts and its own previous lock. A module refused in one
+environment writes no lock at all. --environment NAME resolves only the
+environments named.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeModules(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,6 +56,7 @@ and nothing is asked about those modules.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 if the lock would change")
+	cmd.Flags().StringArrayVar(&o.Environments, "environment", nil, "resolve only this environment's lock (repeatable); default: every environment")
 	return cmd
 }
 
@@ -96,56 +108,118 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return err
 		}
 	}
+	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
+	if err != nil {
+		return err
+	}
 	mode := resolve.ModeResolve
 	if o.FromHost != "" {
 		mode = resolve.ModeFromHost
 	}
-	rin := in.Input(o.now())
-	rin.Mode, rin.Host, rin.Only, rin.Progress = mode, o.FromHost, o.only(), prog.moduleDone
-	plan := resolve.Resolve(ctx, rin)
+	// Each environment is resolved on its own: its catalogue view, its
+	// previous lock, its hosts. A run writes every lock or none.
+	type result struct {
+		env     *source.Env
+		plan    *resolve.Plan
+		newLock *lock.Lock
+		changed bool
+	}
+	var results []result
+	complete := true
+	for _, env := range envs {
+		only := envOnly(env, o.only())
+		if o.only() != nil && len(only) == 0 {
+			continue // "pin resolve MODULE…" names none of its modules
+		}
+		rin := env.Input(o.now())
+		rin.Mode, rin.Host, rin.Only, rin.Progress = mode, o.FromHost, only, prog.moduleDone
+		plan := resolve.Resolve(ctx, rin)
+		newLock := plan.Lock()
+		// The new lock is formatted to bytes only to be written: a run
+		// that changes nothing compares its hash.
+		results = append(results, result{env: env, plan: plan, newLock: newLock, changed: lock.Sum(newLock) != env.LockSum})
+		complete = complete && !plan.Refused() && !plan.Failed()
+	}
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
-	newLock := plan.Lock()
-	// The new lock is formatted to bytes only to be written: a run that
-	// changes nothing compares its hash.
-	changed := lock.Sum(newLock) != in.LockSum
-	complete := !plan.Refused() && !plan.Failed()
 
-	written := false
-	if complete && changed && !o.Check {
-		// What killed writes left beside the lock goes first: the folder
-		// is ours while we hold its lock.
-		if removed, err := lock.RemoveStale(o.Lock); o.Verbose {
-			for _, p := range removed {
-				fmt.Fprintf(s.Err, "pin: removed %s, left by a run that was killed while it wrote the lock\n", sanitize(p))
+	written := map[string]bool{}
+	if complete && !o.Check {
+		stale := false
+		for _, r := range results {
+			if !r.changed {
+				continue
 			}
-			if err != nil {
-				fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
+			if !stale {
+				// What killed writes left beside the lock goes first:
+				// the folder is ours while we hold its lock.
+				stale = true
+				removeStale(o.globalOptions, s, o.Lock)
 			}
+			if r.env.Lock != o.Lock {
+				removeStale(o.globalOptions, s, r.env.Lock)
+			}
+			if _, err := lock.WriteFile(r.env.Lock, lock.Format(r.newLock)); err != nil {
+				return withCode(exitInput, err)
+			}
+			written[r.env.Lock] = true
 		}
-		if _, err := lock.WriteFile(o.Lock, lock.Format(newLock)); err != nil {
-			return withCode(exitInput, err)
-		}
-		written = true
 	}
-	out := planReport(plan, o.globalOptions, command, changed, written, o.only() != nil)
-	if err := render(s, o.Format, out); err != nil {
+	var reports []planOutput
+	for _, r := range results {
+		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Lock], o.only() != nil)
+		out.Lock = r.env.Lock
+		reports = append(reports, out)
+	}
+	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
 		return err
 	}
+	lockNames := lockPaths(envs)
+	var failed, refused []string
+	failCode := exitInput
+	for _, r := range results {
+		switch {
+		case r.plan.Failed():
+			failed = append(failed, failures(r.plan))
+			failCode = max(failCode, failureCode(r.plan))
+		case r.plan.Refused():
+			for _, d := range r.plan.Decisions {
+				if d.Refusal() != nil {
+					fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(d.Refusal().Error()))
+				}
+			}
+			refused = append(refused, envPrefix(r.env)+refusedNames(r.plan))
+		}
+	}
+	anyChanged := slices.ContainsFunc(results, func(r result) bool { return r.changed })
 	switch {
-	case plan.Failed():
-		return withCode(failureCode(plan), fmt.Errorf("%s; %s left unchanged", failures(plan), o.Lock))
-	case plan.Refused():
-		for _, d := range plan.Decisions {
-			if d.Refusal() != nil {
-				fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(d.Refusal().Error()))
+	case len(failed) > 0:
+		return withCode(failCode, fmt.Errorf("%s; %s left unchanged", strings.Join(failed, "\n"), lockNames))
+	case len(refused) > 0:
+		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", strings.Join(refused, "; "), lockNames))
+	case o.Check && anyChanged:
+		var would []string
+		for _, r := range results {
+			if r.changed {
+				would = append(would, r.env.Lock)
 			}
 		}
-		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", refusedNames(plan), o.Lock))
-	case o.Check && changed:
-		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", o.Lock))
+		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", joinAnd(would)))
 	}
 	return nil
+}
+
+// removeStale removes what killed writes left beside the lock at path,
+// and says so with -v.
+func removeStale(g *globalOptions, s streams, path string) {
+	if removed, err := lock.RemoveStale(path); g.Verbose {
+		for _, p := range removed {
+			fmt.Fprintf(s.Err, "pin: removed %s, left by a run that was killed while it wrote the lock\n", sanitize(p))
+		}
+		if err != nil {
+			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
+		}
+	}
 }
 
 // failureCode is the exit code of a plan that failed: 3 when a host or

@@ -1,5 +1,6 @@
 // Package catalogue loads the HCL files that declare hosts, registries and
-// modules, and where the lock is exported (the export block), and checks
+// modules, the environments hosts are grouped in (each with a lock of its
+// own), and where the lock is exported (the export block), and checks
 // them.
 //
 // Load reads one file or every *.hcl file of a folder (in name order) and

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -25,6 +26,7 @@ var (
 		{Type: "registry", LabelNames: []string{"host"}},
 		{Type: "module", LabelNames: []string{"name"}},
 		{Type: "export"},
+		{Type: "environment", LabelNames: []string{"name"}},
 	}}
 )
 
@@ -164,14 +166,15 @@ func blockStart(line []byte) bool {
 }
 
 func newLoader(c *Catalogue) loader {
-	return loader{c: c, hosts: map[string]*Host{}, regs: map[string]*Registry{}, mods: map[string]*Module{}}
+	return loader{c: c, hosts: map[string]*Host{}, regs: map[string]*Registry{}, mods: map[string]*Module{}, envs: map[string]*envDecl{}}
 }
 
-// sort orders hosts, registries and modules by name.
+// sort orders hosts, registries, modules and environments by name.
 func (c *Catalogue) sort() {
 	sort.Slice(c.Hosts, func(i, j int) bool { return c.Hosts[i].Name < c.Hosts[j].Name })
 	sort.Slice(c.Registries, func(i, j int) bool { return c.Registries[i].Host < c.Registries[j].Host })
 	sort.Slice(c.Modules, func(i, j int) bool { return c.Modules[i].Name < c.Modules[j].Name })
+	sort.Slice(c.Environments, func(i, j int) bool { return c.Environments[i].Name < c.Environments[j].Name })
 }
 
 // withoutSyntax keeps each file's bytes and drops its syntax tree, which
@@ -240,9 +243,10 @@ func catalogueFiles(path string) ([]string, error) {
 		return nil, err
 	}
 	// The lockfile may live in the catalogue folder; it is not a catalogue.
+	// Nor is an environment's (pin.lock.staging.hcl).
 	out := files[:0]
 	for _, f := range files {
-		if !strings.HasSuffix(f, ".lock.hcl") {
+		if !strings.HasSuffix(f, ".lock.hcl") && !environmentLock.MatchString(f) {
 			out = append(out, f)
 		}
 	}
@@ -253,11 +257,17 @@ func catalogueFiles(path string) ([]string, error) {
 	return out, nil
 }
 
+// environmentLock is the name of an environment's lock file.
+var environmentLock = regexp.MustCompile(`\.lock\.[a-z0-9][a-z0-9_-]*\.hcl$`)
+
 type loader struct {
 	c     *Catalogue
 	hosts map[string]*Host
 	regs  map[string]*Registry
 	mods  map[string]*Module
+	// envs are the environment blocks by name, envOrder as read.
+	envs     map[string]*envDecl
+	envOrder []*envDecl
 }
 
 func errorf(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
@@ -283,14 +293,17 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 			diags = append(diags, l.module(b, dir)...)
 		case "export":
 			diags = append(diags, l.export(b, dir)...)
+		case "environment":
+			diags = append(diags, l.environment(b)...)
 		}
 	}
 	return diags
 }
 
-// crossCheck checks what spans blocks: runs_on naming a defined host.
+// crossCheck checks what spans blocks: runs_on naming a defined host,
+// environments and their hosts.
 func (l *loader) crossCheck() hcl.Diagnostics {
-	var diags hcl.Diagnostics
+	diags := l.checkEnvironments()
 	for _, m := range l.c.Modules {
 		// A module without a verify block inherits its registry's.
 		if m.Verify == nil {

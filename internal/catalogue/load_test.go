@@ -151,7 +151,7 @@ func TestParsePin(t *testing.T) {
 }
 
 func FuzzLoad(f *testing.F) {
-	for _, p := range []string{"testdata/good/catalogue.hcl", "testdata/bad/five.hcl"} {
+	for _, p := range []string{"testdata/good/catalogue.hcl", "testdata/bad/five.hcl", "testdata/environments/catalogue.hcl", "testdata/bad/environments.hcl"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

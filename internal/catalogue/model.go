@@ -33,6 +33,10 @@ type Catalogue struct {
 	Hosts      []*Host
 	Registries []*Registry
 	Modules    []*Module
+	// Environments are the environment blocks (environment.go), sorted by
+	// name; none means one implicit environment of every host, as before
+	// environments existed.
+	Environments []*Environment
 	// Export is the export block (export.go); nil when there is none.
 	Export *Export
 	// Files holds the parsed files, for rendering diagnostics with source

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/source"
+)
+
+// environments splits a run's inputs by environment: those named, or
+// with host set (a command about one host) the host's, or all. A
+// catalogue without environments is one, named "", whose lock is --lock.
+func environments(in *source.Inputs, g *globalOptions, s streams, names []string, host string) ([]*source.Env, error) {
+	if host != "" {
+		if e := in.Catalogue.EnvironmentOf(host); e != nil {
+			if len(names) > 0 && !slices.Equal(names, []string{e.Name}) {
+				return nil, withCode(exitInput, fmt.Errorf("host %s is in environment %q: drop --environment, or name %q alone", host, e.Name, e.Name))
+			}
+			names = []string{e.Name}
+		}
+	}
+	envs, err := in.Environments(g.Lock, names)
+	var ue *source.UnknownEnvironmentError
+	switch {
+	case errors.As(err, &ue):
+		return nil, withCode(exitInput, err)
+	case err != nil:
+		return nil, loadError(s, nil, nil, err)
+	}
+	for _, e := range envs {
+		if e.Seeded != "" {
+			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Lock), sanitize(e.Seeded))
+		}
+	}
+	return envs, nil
+}
+
+// envOnly are the modules "pin resolve MODULE…" names that are in env's
+// view; nil when none are named.
+func envOnly(env *source.Env, only []string) []string {
+	if only == nil {
+		return nil
+	}
+	out := []string{}
+	for _, n := range only {
+		if env.Catalogue.Module(n) != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// envPrefix is "environment NAME: ", or "" without environments.
+func envPrefix(env *source.Env) string {
+	if env.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf("environment %s: ", env.Name)
+}
+
+// lockPaths names the lock files of envs: "pin.lock.hcl", or
+// "pin.lock.production.hcl and pin.lock.staging.hcl".
+func lockPaths(envs []*source.Env) string {
+	var n []string
+	for _, e := range envs {
+		n = append(n, e.Lock)
+	}
+	return joinAnd(n)
+}
+
+// envOutput is one environment's lock in a plan.
+type envOutput struct {
+	Name    string `json:"name"`
+	Lock    string `json:"lock"`
+	Changed bool   `json:"changed"`
+	Written bool   `json:"written"`
+	// Seeded is the lock the previous entries were read from when the
+	// environment's own did not exist yet.
+	Seeded string `json:"seeded_from,omitempty"`
+}
+
+// mergeEnvironments is one plan of the environments' plans: without
+// environments, the one plan as it always was; with them, every module
+// with its environment, and each environment's lock.
+func mergeEnvironments(reports []planOutput, envs []*source.Env, g *globalOptions) planOutput {
+	if len(envs) == 1 && envs[0].Name == "" && len(reports) == 1 {
+		return reports[0]
+	}
+	out := planOutput{Schema: JSONSchema, Catalogue: g.Catalogue, Lock: g.Lock, Modules: []moduleOutput{}, Environments: []envOutput{}}
+	for _, r := range reports {
+		out.Command = r.Command
+	}
+	for i, r := range reports {
+		var env *source.Env
+		for _, e := range envs {
+			if e.Lock == r.Lock {
+				env = e
+			}
+		}
+		name := ""
+		if env != nil {
+			name = env.Name
+			out.Environments = append(out.Environments, envOutput{Name: name, Lock: r.Lock, Changed: r.Changed, Written: r.Written, Seeded: env.Seeded})
+		}
+		out.Changed = out.Changed || r.Changed
+		out.Written = out.Written || r.Written
+		for _, m := range reports[i].Modules {
+			m.Environment = name
+			out.Modules = append(out.Modules, m)
+		}
+	}
+	return out
+}
+
+// envPlans splits a plan with environments into one per environment, for
+// the table.
+func envPlans(out planOutput) []planOutput {
+	var plans []planOutput
+	for _, e := range out.Environments {
+		p := planOutput{Schema: out.Schema, Command: out.Command, Catalogue: out.Catalogue, Lock: e.Lock, Changed: e.Changed, Written: e.Written, Environment: e.Name}
+		for _, m := range out.Modules {
+			if m.Environment == e.Name {
+				p.Modules = append(p.Modules, m)
+			}
+		}
+		plans = append(plans, p)
+	}
+	return plans
+}
+
+// envHeader is the line above an environment's plan.
+func envHeader(name, lockPath string) string {
+	return fmt.Sprintf("Environment %s (%s):\n%s\n", name, lockPath, strings.Repeat("=", len("Environment ")+len(name)))
+}

@@ -1,0 +1,2 @@
+lock is not a catalogue
+{{{

@@ -1,0 +1,205 @@
+package source
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/lock"
+)
+
+// LockPath is the lock file of environment env beside the lock at path:
+// path itself when env is "" (a catalogue without environments, whose
+// lock's name and bytes are what they always were), else path with
+// ".<env>" before its ".hcl" ("pin.lock.hcl" → "pin.lock.staging.hcl";
+// a path without ".hcl" gets ".<env>" after it).
+//
+// One file per environment, not one file of per-environment entries: a
+// promotion changes the one file of the environment it promotes to (a
+// pull request touches only what that environment's owners review), a
+// run refused in one environment leaves the others' bytes as they are,
+// and package lock, its monotone rule and its matching of previous
+// entries stay one code path, each environment resolved as a catalogue
+// of its own.
+func LockPath(path, env string) string {
+	if env == "" {
+		return path
+	}
+	if base, ok := strings.CutSuffix(path, ".hcl"); ok {
+		return base + "." + env + ".hcl"
+	}
+	return path + "." + env
+}
+
+// Env is one environment's share of a run.
+type Env struct {
+	// Name is the environment's name; "" for a catalogue without
+	// environments (its one implicit environment).
+	Name string
+	// Lock is the path of the environment's lock file (LockPath).
+	Lock string
+	// Seeded is the path of the lock the previous entries were read from
+	// when it is not Lock: the environment's file did not exist yet, and
+	// the lock of the catalogue before it declared environments did.
+	Seeded string
+	// Inputs are the run's as the environment sees them: the catalogue's
+	// view (catalogue.ForEnvironment), its previous lock and that lock's
+	// sum, what its hosts answered (and only its hosts), the registries
+	// of the run.
+	*Inputs
+}
+
+// UnknownEnvironmentError is an environment named on the command line
+// that the catalogue does not declare.
+type UnknownEnvironmentError struct {
+	Environment string
+	Known       []string
+}
+
+func (e *UnknownEnvironmentError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("environment %q is not in the catalogue, which declares no environments (its one lock is every host's)", e.Environment)
+	}
+	return fmt.Sprintf("environment %q is not in the catalogue (environments: %s)", e.Environment, strings.Join(e.Known, ", "))
+}
+
+// Environments splits a run's inputs by environment, in name order: for
+// each environment (or those named, when names is not empty), the
+// catalogue as it sees it, the previous lock read from its own file
+// beside lockPath, and what its own hosts answered. Each environment's
+// floors are then its own hosts and its own previous entries. A
+// catalogue without environments is one Env of the inputs as they are,
+// named "", its lock lockPath.
+//
+// An environment whose lock file does not exist yet takes its previous
+// entries from the lock at lockPath (the catalogue's before it declared
+// environments): the entries of its modules, and the retired entries
+// held against its hosts. Declaring environments frees no floor.
+//
+// A lock file that does not parse is a *DiagnosticsError; a name that is
+// not an environment an *UnknownEnvironmentError.
+func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) {
+	cat := in.Catalogue
+	var known []string
+	for _, e := range cat.Environments {
+		known = append(known, e.Name)
+	}
+	for _, n := range names {
+		if cat.Environment(n) == nil {
+			return nil, &UnknownEnvironmentError{Environment: n, Known: known}
+		}
+	}
+	if len(cat.Environments) == 0 {
+		return []*Env{{Lock: lockPath, Inputs: in}}, nil
+	}
+	var out []*Env
+	for _, e := range cat.Environments {
+		if len(names) > 0 && !slices.Contains(names, e.Name) {
+			continue
+		}
+		view := cat.ForEnvironment(e.Name, labelled(cat, in.Observed, e)...)
+		path := LockPath(lockPath, e.Name)
+		old, oldBytes, diags := lock.Load(path)
+		if diags.HasErrors() {
+			return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: oldBytes}}, Diagnostics: diags}
+		}
+		env := &Env{Name: e.Name, Lock: path, Inputs: &Inputs{
+			Catalogue:  view,
+			Lock:       old,
+			LockSum:    sha256.Sum256(oldBytes),
+			Observed:   hostsOf(in.Observed, e.Hosts),
+			Registries: in.Registries,
+		}}
+		if oldBytes == nil && in.Lock != nil && len(in.Lock.Modules)+len(in.Lock.Retired) > 0 {
+			env.Inputs.Lock, env.Seeded = seed(in.Lock, cat, view, e.Hosts), lockPath
+		}
+		for h, err := range in.Skipped {
+			if slices.Contains(e.Hosts, h) {
+				if env.Skipped == nil {
+					env.Skipped = map[string]error{}
+				}
+				env.Skipped[h] = err
+			}
+		}
+		out = append(out, env)
+	}
+	return out, nil
+}
+
+// seed is the previous lock of an environment whose file does not exist
+// yet, out of the lock all of the catalogue before it declared
+// environments: the entries of the environment's modules, and those of
+// modules gone from the catalogue (retired, or not yet) that were held
+// against one of its hosts or against none. The hosts line keeps the
+// environment's hosts.
+func seed(all *lock.Lock, cat, view *catalogue.Catalogue, hosts []string) *lock.Lock {
+	out := &lock.Lock{}
+	for _, h := range all.Hosts {
+		if slices.Contains(hosts, h) {
+			out.Hosts = append(out.Hosts, h)
+		}
+	}
+	for _, m := range all.Modules {
+		if view.Module(m.Name) != nil || cat.Module(m.Name) == nil && heldOn(m, hosts) {
+			out.Modules = append(out.Modules, m)
+		}
+	}
+	for _, m := range all.Retired {
+		if heldOn(m, hosts) {
+			out.Retired = append(out.Retired, m)
+		}
+	}
+	return out
+}
+
+// heldOn reports whether entry m was held against one of hosts, or
+// against no host at all (then it is every environment's).
+func heldOn(m *lock.Module, hosts []string) bool {
+	if len(m.Hosts) == 0 && len(m.Observed) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(m.Hosts, func(h string) bool { return slices.Contains(hosts, h) }) ||
+		slices.ContainsFunc(m.Observed, func(o lock.Observation) bool { return slices.Contains(hosts, o.Host) })
+}
+
+// hostsOf is what hosts answered, of all that were read.
+func hostsOf(all observe.Observed, hosts []string) observe.Observed {
+	out := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
+	for _, h := range hosts {
+		if s, ok := all.Snapshots[h]; ok {
+			out.Snapshots[h] = s
+		}
+		if err, ok := all.Errors[h]; ok {
+			out.Errors[h] = err
+		}
+	}
+	out.Index()
+	return out
+}
+
+// labelled are the modules a pin.module label places on one of e's
+// hosts, whatever their runs_on: each such container is a floor of e's
+// lock for its module, so the module is in e's view.
+func labelled(cat *catalogue.Catalogue, seen observe.Observed, e *catalogue.Environment) []string {
+	var out []string
+	for _, h := range e.Hosts {
+		s := seen.Snapshots[h]
+		if s == nil {
+			continue
+		}
+		for _, c := range s.Containers {
+			if n := c.Labels[catalogue.ModuleLabel]; n != "" && cat.Module(n) != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
