@@ -24,6 +24,40 @@ type endpoints struct {
 	requests []atomic.Int64
 	extra    []atomic.Int64 // added latency of one endpoint, in ns
 	servers  []*http.Server
+	// engine is the engine's own answer time (after the added latency),
+	// summed by kind of request over all endpoints, and how many.
+	engine [engineKinds]struct{ ns, n atomic.Int64 }
+}
+
+// The kinds of request the engine's answer time is kept for.
+const (
+	pingKind = iota
+	infoKind
+	listKind
+	inspectKind
+	engineKinds
+)
+
+func requestKind(path string) int {
+	switch {
+	case strings.HasSuffix(path, "/_ping"):
+		return pingKind
+	case strings.HasSuffix(path, "/info"):
+		return infoKind
+	case strings.HasSuffix(path, "/containers/json"):
+		return listKind
+	}
+	return inspectKind
+}
+
+// engineMean is the engine's mean answer time for one kind of request;
+// zero when none was made.
+func (e *endpoints) engineMean(kind int) time.Duration {
+	n := e.engine[kind].n.Load()
+	if n == 0 {
+		return 0
+	}
+	return time.Duration(e.engine[kind].ns.Load() / n)
 }
 
 // startEndpoints puts n endpoints in front of engine (unix:///…sock).
@@ -52,7 +86,11 @@ func startEndpoints(t testing.TB, engine string, n int, latency time.Duration) *
 			case <-r.Context().Done():
 				return
 			}
+			start := time.Now()
 			proxy.ServeHTTP(w, r)
+			k := &e.engine[requestKind(r.URL.Path)]
+			k.ns.Add(int64(time.Since(start)))
+			k.n.Add(1)
 		})}
 		go srv.Serve(ln)
 		e.servers = append(e.servers, srv)

@@ -15,6 +15,7 @@ import (
 	"github.com/docker/cli/cli/connhelper"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/client"
 	"golang.org/x/sync/errgroup"
 
@@ -24,8 +25,8 @@ import (
 // DefaultTimeout bounds each call to the engine when Host.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
-// inspectConcurrency is how many image inspects are in flight at once.
-const inspectConcurrency = 4
+// InspectConcurrency is how many image inspects are in flight at once.
+const InspectConcurrency = 4
 
 // Host is a Docker Engine API endpoint.
 type Host struct {
@@ -91,27 +92,44 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	defer tr.CloseIdleConnections()
 	defer cli.Close()
 
-	// Info comes first: a down engine fails here, and the version
-	// negotiation (one ping) happens once, before the concurrent inspects.
-	h.Calls.add(infoCall)
-	info, err := call(ctx, timeout, cli.Info)
+	// One round trip first: the ping, which finds a down engine and says
+	// which API version it speaks (negotiated here, once, unless
+	// DOCKER_API_VERSION fixes it). Then the engine's info and the
+	// container list at once, as neither needs the other: two round trips
+	// before the inspects, not three.
+	h.Calls.add(pingCall)
+	ping, err := call(ctx, timeout, cli.Ping)
 	if err != nil {
 		return nil, fail("reading engine info", err)
+	}
+	cli.NegotiateAPIVersionPing(ping)
+	var (
+		info             system.Info
+		list             []container.Summary
+		infoErr, listErr error
+		wg               sync.WaitGroup
+	)
+	h.Calls.add(infoCall)
+	h.Calls.add(containerListCall)
+	wg.Go(func() { info, infoErr = call(ctx, timeout, cli.Info) })
+	wg.Go(func() {
+		list, listErr = call(ctx, timeout, func(ctx context.Context) ([]container.Summary, error) {
+			// All: every state, not only running containers.
+			return cli.ContainerList(ctx, container.ListOptions{All: true})
+		})
+	})
+	wg.Wait()
+	if infoErr != nil { // the info's error first, whatever the list's: one message for one fault
+		return nil, fail("reading engine info", infoErr)
+	}
+	if listErr != nil {
+		return nil, fail("listing containers", listErr)
 	}
 	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: h.Name, ImageStore: "classic"}
 	for _, kv := range info.DriverStatus {
 		if kv[0] == "driver-type" && kv[1] == "io.containerd.snapshotter.v1" {
 			snap.ImageStore = "containerd"
 		}
-	}
-
-	h.Calls.add(containerListCall)
-	list, err := call(ctx, timeout, func(ctx context.Context) ([]container.Summary, error) {
-		// All: every state, not only running containers.
-		return cli.ContainerList(ctx, container.ListOptions{All: true})
-	})
-	if err != nil {
-		return nil, fail("listing containers", err)
 	}
 	ids := map[string]bool{}
 	var byID []int // the containers the list names by image ID
@@ -134,7 +152,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(inspectConcurrency)
+	g.SetLimit(InspectConcurrency)
 	for _, i := range byID {
 		c := &snap.Containers[i] // each goroutine writes its own element
 		g.Go(func() error {
@@ -185,8 +203,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 // Calls counts the calls that Observe makes to the engine, by kind, for
 // tests and diagnostics: set Host.Calls to one. Each call is counted when
-// it is made, whether it succeeds or not; the API version ping the client
-// may make first is not counted. It is safe for concurrent use and may be
+// it is made, whether it succeeds or not. It is safe for concurrent use and may be
 // shared by several Observes, whose calls then add up. The zero value is
 // ready.
 type Calls struct {
@@ -195,7 +212,8 @@ type Calls struct {
 
 // The kinds of calls that Calls counts.
 const (
-	infoCall = iota
+	pingCall = iota
+	infoCall
 	containerListCall
 	containerInspectCall
 	imageInspectCall
@@ -204,6 +222,7 @@ const (
 
 // CallCounts is what a Calls has counted.
 type CallCounts struct {
+	Ping             int // HEAD /_ping (GET where HEAD fails): one per Observe, first
 	Info             int // GET /info: one per Observe
 	ContainerList    int // GET /containers/json?all=1: one per Observe
 	ContainerInspect int // GET /containers/{id}/json: one per container the list names by image ID
@@ -216,6 +235,7 @@ func (c *Calls) Counts() CallCounts {
 		return CallCounts{}
 	}
 	return CallCounts{
+		Ping:             int(c.n[pingCall].Load()),
 		Info:             int(c.n[infoCall].Load()),
 		ContainerList:    int(c.n[containerListCall].Load()),
 		ContainerInspect: int(c.n[containerInspectCall].Load()),

@@ -245,7 +245,7 @@ func TestObserveMovedTag(t *testing.T) {
 	for _, l := range listed {
 		images[l.ImageID] = true
 	}
-	if got, want := calls.Counts(), (CallCounts{Info: 1, ContainerList: 1, ContainerInspect: byID, ImageInspect: len(images)}); got != want {
+	if got, want := calls.Counts(), (CallCounts{Ping: 1, Info: 1, ContainerList: 1, ContainerInspect: byID, ImageInspect: len(images)}); got != want {
 		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 }

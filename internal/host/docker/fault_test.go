@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,5 +171,70 @@ func TestObserveOneBrokenOneReal(t *testing.T) {
 	}
 	if !errors.Is(brokenErr, context.DeadlineExceeded) {
 		t.Errorf("the silent engine: %v, want a deadline exceeded", brokenErr)
+	}
+}
+
+// TestObserveInfoAndListAtOnce: after the ping, the engine's info and the
+// container list are asked at once. The fake engine answers neither until
+// it has both: read one after the other, Observe would time out.
+func TestObserveInfoAndListAtOnce(t *testing.T) {
+	t.Parallel()
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	both := make(chan struct{})
+	go func() { arrived.Wait(); close(both) }()
+	var pings atomic.Int32
+	addr := faultproxy.Engine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Api-Version", "1.41")
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/_ping"):
+			pings.Add(1)
+			io.WriteString(w, "OK")
+			return
+		case strings.HasSuffix(r.URL.Path, "/info"), strings.HasSuffix(r.URL.Path, "/containers/json"):
+			arrived.Done()
+		default:
+			http.Error(w, "unexpected "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		select {
+		case <-both:
+		case <-r.Context().Done():
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/info") {
+			io.WriteString(w, `{"ID":"fake","Driver":"overlay2","DriverStatus":[]}`)
+		} else {
+			io.WriteString(w, `[]`)
+		}
+	}))
+	var calls Calls
+	snap, err := Host{Name: "fake", Addr: addr, Timeout: 2 * time.Second, Calls: &calls}.Observe(context.Background())
+	if err != nil {
+		t.Fatalf("Observe: %v (info and list asked one after the other?)", err)
+	}
+	if len(snap.Containers) != 0 {
+		t.Errorf("containers: %+v", snap.Containers)
+	}
+	if n := pings.Load(); n != 1 {
+		t.Errorf("%d pings, want 1: the version is negotiated once, before both", n)
+	}
+	if got, want := calls.Counts(), (CallCounts{Ping: 1, Info: 1, ContainerList: 1}); got != want {
+		t.Errorf("Calls = %+v, want %+v", got, want)
+	}
+}
+
+// TestObserveDownEngineOnePing: an engine that cannot be reached costs one
+// ping and nothing after it.
+func TestObserveDownEngineOnePing(t *testing.T) {
+	t.Parallel()
+	var calls Calls
+	_, err := Host{Name: "down", Addr: faultproxy.MissingSocket(t), Timeout: time.Second, Calls: &calls}.Observe(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "reading engine info") {
+		t.Fatalf("Observe: %v, want an error reading engine info", err)
+	}
+	if got, want := calls.Counts(), (CallCounts{Ping: 1}); got != want {
+		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 }
