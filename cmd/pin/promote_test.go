@@ -76,6 +76,7 @@ func TestPromoteStagingToProduction(t *testing.T) {
 	if r.code != exitFindings {
 		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json", r.stdout)
 	var st statusOutput
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatal(err)
@@ -120,6 +121,11 @@ func TestPromoteStagingToProduction(t *testing.T) {
 	w.writePromote()
 	if r := pin(t, w.dir, "status"); r.code != exitOK || strings.Contains(r.stdout, "not-rolled-out") {
 		t.Errorf("status after the rollout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "status", "--format", "json")
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json, promoted", r.stdout)
+	if !strings.Contains(r.stdout, `"promoted": {`) {
+		t.Errorf("status shows no provenance:\n%s", r.stdout)
 	}
 	// Promoting again changes nothing.
 	before := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
