@@ -65,9 +65,11 @@ host or registry could not be reached.`,
 	return cmd
 }
 
-// loadStarts is load, with the hosts read with their containers' starts.
-func loadStarts(ctx context.Context, g *globalOptions, s streams) (*source.Inputs, error) {
-	req := source.Request{Catalogue: g.Catalogue, Lock: g.Lock, Options: g.sourceOptions()}
+// loadStarts is load, with the hosts (all, or host alone) read with
+// their containers' starts: pin promote, pin status and pin observe
+// (which publishes them) need them, pin resolve does not.
+func loadStarts(ctx context.Context, g *globalOptions, s streams, host string) (*source.Inputs, error) {
+	req := source.Request{Catalogue: g.Catalogue, Lock: g.Lock, Options: g.sourceOptions(), Host: host}
 	req.Options.StartTimes = true
 	in, warnings, err := source.Load(ctx, req)
 	if in != nil {
@@ -107,7 +109,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		return err
 	}
 	defer unlock()
-	in, err := loadStarts(ctx, o.globalOptions, s)
+	in, err := loadStarts(ctx, o.globalOptions, s, "")
 	if err != nil {
 		return err
 	}

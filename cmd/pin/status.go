@@ -155,7 +155,7 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	in, err := loadStarts(ctx, o.globalOptions, s)
+	in, err := loadStarts(ctx, o.globalOptions, s, "")
 	if err != nil {
 		return err
 	}
