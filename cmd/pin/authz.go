@@ -93,7 +93,8 @@ func runAuthz(ctx context.Context, o *authzOptions, s streams) error {
 	if !ok {
 		return withCode(exitInput, fmt.Errorf("--host %s: not a Docker Engine read live", o.Host))
 	}
-	srv := &authz.Server{Enforcer: e, Host: o.Host, Engine: engine, FailOpen: o.FailOpen, Timeout: o.Decision, Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
+	// The host is judged by its own environment's lock.
+	srv := &authz.Server{Enforcer: e.For(o.Host), Host: o.Host, Engine: engine, FailOpen: o.FailOpen, Timeout: o.Decision, Log: slog.New(slog.NewJSONHandler(s.Err, nil))}
 	mode := "closed"
 	if o.FailOpen {
 		mode = "open"

@@ -67,3 +67,20 @@ func completePlanHost(g *globalOptions) cobra.CompletionFunc {
 		return host(cmd, args, toComplete)
 	}
 }
+
+// completeEnvironment completes "--environment NAME": the catalogue's
+// environments.
+func completeEnvironment(g *globalOptions) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, _ := catalogue.Load(g.Catalogue)
+		var out []cobra.Completion
+		if c != nil {
+			for _, e := range c.Environments {
+				if strings.HasPrefix(e.Name, toComplete) {
+					out = append(out, e.Name)
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -42,6 +42,10 @@ func TestCompletions(t *testing.T) {
 		{[]string{"lock", "--from-host", "mesh-1"}, "mesh-1"},
 		// Another catalogue, by flag: the names come from it.
 		{[]string{"--catalogue", filepath.Join(repoRoot, "cmd/pin/testdata/outdated.fleet.hcl"), "resolve", "forge"}, "forge forge-lts forge-nightly"},
+		// Environments, of a catalogue that declares them.
+		{[]string{"--catalogue", filepath.Join(repoRoot, "examples/environments"), "resolve", "--environment", ""}, "production staging"},
+		{[]string{"--catalogue", filepath.Join(repoRoot, "examples/environments"), "export", "--environment", "s"}, "staging"},
+		{[]string{"outdated", "--environment", ""}, ""},
 	} {
 		got := strings.Join(complete(t, dir, tc.args...), " ")
 		if got != tc.want {

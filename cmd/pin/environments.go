@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // environments splits a run's inputs by environment: those named, or
@@ -31,7 +32,7 @@ func environments(in *source.Inputs, g *globalOptions, s streams, names []string
 	}
 	for _, e := range envs {
 		if e.Seeded != "" {
-			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Lock), sanitize(e.Seeded))
+			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Path), sanitize(e.Seeded))
 		}
 	}
 	return envs, nil
@@ -65,7 +66,7 @@ func envPrefix(env *source.Env) string {
 func lockPaths(envs []*source.Env) string {
 	var n []string
 	for _, e := range envs {
-		n = append(n, e.Lock)
+		n = append(n, e.Path)
 	}
 	return joinAnd(n)
 }
@@ -95,7 +96,7 @@ func mergeEnvironments(reports []planOutput, envs []*source.Env, g *globalOption
 	for i, r := range reports {
 		var env *source.Env
 		for _, e := range envs {
-			if e.Lock == r.Lock {
+			if e.Path == r.Lock {
 				env = e
 			}
 		}
@@ -132,5 +133,40 @@ func envPlans(out planOutput) []planOutput {
 
 // envHeader is the line above an environment's plan.
 func envHeader(name, lockPath string) string {
-	return fmt.Sprintf("Environment %s (%s):\n%s\n", name, lockPath, strings.Repeat("=", len("Environment ")+len(name)))
+	return fmt.Sprintf("Environment %s (%s):\n\n", name, lockPath)
+}
+
+// modulesInEnvironments checks that each module "pin resolve MODULE…"
+// names is in one of the environments the run decides (exit 2 when one
+// is not: nothing would be decided for it, silently).
+func modulesInEnvironments(envs []*source.Env, only []string) error {
+	for _, n := range only {
+		in := false
+		for _, e := range envs {
+			in = in || e.Catalogue.Module(n) != nil
+		}
+		if !in {
+			var names []string
+			for _, e := range envs {
+				names = append(names, e.Name)
+			}
+			return withCode(exitInput, fmt.Errorf("module %q is not in environment %s: name its environment with --environment, or drop it", n, joinAnd(names)))
+		}
+	}
+	return nil
+}
+
+// leftEnvironment rewords the retired entries of modules still in the
+// catalogue but no longer in env (their runs_on moved to another
+// environment's hosts): they left the environment, not the catalogue,
+// and their entry stays a floor in env's lock.
+func leftEnvironment(out *planOutput, env *source.Env, cat *catalogue.Catalogue) {
+	if env.Name == "" {
+		return
+	}
+	for i, m := range out.Modules {
+		if (m.Change == string(resolve.ChangeRetire) || m.Change == string(resolve.ChangeRetired)) && cat.Module(m.Name) != nil {
+			out.Modules[i].Why = fmt.Sprintf("module %q no longer runs in environment %s: its entry stays in %s (retired %q), a floor of this environment for the module that takes over what it ran here, until one does; moving a module between environments frees no floor", m.Name, env.Name, env.Path, m.Name)
+		}
+	}
 }

@@ -3,11 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/source"
 )
 
 // envWorld is a world with two environments: staging (host s1) and
@@ -230,5 +237,256 @@ func TestEnvironmentsSeededFromTheLockBefore(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "pin: environment production has no lock yet (pin.lock.production.hcl): its previous entries are those of pin.lock.hcl") {
 		t.Errorf("stderr does not say where the entries came from:\n%s", r.stderr)
+	}
+}
+
+// TestEnvironmentsHostCommands: lock --from-host, plan HOST, outdated and
+// export judge a host by its own environment's lock.
+func TestEnvironmentsHostCommands(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.0.0")
+	w.runs("p1", "1.3.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	// staging locks the pin, 1.1.0; production what p1 runs, 1.3.0. By
+	// production's lock p1's cutover changes nothing; by staging's it
+	// would be a downgrade.
+	if r := pin(t, w.dir, "plan", "p1"); r.code != exitOK || !strings.Contains(r.stdout, "p1/app (module app): SAME") {
+		t.Errorf("plan p1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := pin(t, w.dir, "plan", "s1"); r.code != exitOK || !strings.Contains(r.stdout, "s1/app (module app): UPGRADE") {
+		t.Errorf("plan s1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// lock --from-host s1 writes staging's lock alone.
+	w.runs("s1", "1.2.0")
+	w.write("at-least-running")
+	prod := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
+	if r := pin(t, w.dir, "lock", "--from-host", "s1"); r.code != exitOK {
+		t.Fatalf("lock --from-host s1: exit %d\n%s", r.code, r.stderr)
+	}
+	if s := w.lockedVersion("pin.lock.staging.hcl"); s != "1.2.0" {
+		t.Errorf("staging %s after lock --from-host s1, want 1.2.0", s)
+	}
+	if got := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl")); got != prod {
+		t.Error("production's lock written by lock --from-host s1")
+	}
+
+	// outdated: one row per module and environment, each by its lock.
+	r := pin(t, w.dir, "outdated", "--format", "json", "--fail-on", "none")
+	if r.code != exitOK {
+		t.Fatalf("outdated: exit %d\n%s", r.code, r.stderr)
+	}
+	var out outdatedOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range out.Modules {
+		if m.Locked != nil {
+			got[m.Environment] = m.Locked.Version
+		}
+	}
+	if got["production"] != "1.3.0" || got["staging"] != "1.2.0" || len(out.Modules) != 2 {
+		t.Errorf("outdated: locked by environment %v\n%s", got, r.stdout)
+	}
+	validate(t, compileSchemas(t)["outdated.schema.json"], "outdated with environments", r.stdout)
+
+	// export needs to be told which environment's lock.
+	if r := pin(t, w.dir, "export", "--env", "deploy.env"); r.code != exitInput || !strings.Contains(r.stderr, "--environment NAME (production, staging)") {
+		t.Errorf("export without --environment: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := pin(t, w.dir, "export", "--env", "deploy.env", "--environment", "production"); r.code != exitOK {
+		t.Fatalf("export --environment production: exit %d\n%s", r.code, r.stderr)
+	}
+	if env := readFileT(t, filepath.Join(w.dir, "deploy.env")); !strings.Contains(env, "APP_IMAGE="+envApp+":1.3.0@"+w.builds["1.3.0"].digest) {
+		t.Errorf("deploy.env:\n%s", env)
+	}
+}
+
+// TestEnvironmentsPropose: pin propose --environment NAME proposes that
+// environment's lock file, resolved against its hosts; without it, a
+// catalogue with environments is refused (which lock is not a guess).
+func TestEnvironmentsPropose(t *testing.T) {
+	gitUser(t)
+	w := newEnvWorld(t)
+	w.runs("s1", "1.0.0")
+	w.runs("p1", "1.2.0")
+	w.write("at-least-running")
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	gitIn(t, w.dir, "init", "--quiet", "--bare", bare)
+	gitIn(t, w.dir, "init", "--quiet", "-b", "main")
+	gitIn(t, w.dir, "add", "-A")
+	gitIn(t, w.dir, "commit", "--quiet", "-m", "two environments, no lock yet")
+	gitIn(t, w.dir, "remote", "add", "origin", bare)
+	gitIn(t, w.dir, "push", "--quiet", "origin", "main")
+	if r := pin(t, w.dir, "propose", "--dry-run"); r.code != exitInput || !strings.Contains(r.stderr, "--environment NAME") {
+		t.Errorf("propose without --environment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := pin(t, w.dir, "propose", "--dry-run", "--environment", "production", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("propose --environment production: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "pin.lock.production.hcl") || strings.Contains(r.stdout, "pin.lock.staging.hcl") || strings.Contains(r.stdout, `"pin.lock.hcl"`) {
+		t.Errorf("the proposal does not change production's lock alone:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, w.builds["1.0.0"].digest) || !strings.Contains(r.stdout, "1.2.0") {
+		t.Errorf("production's proposal is not held against p1 (1.2.0) alone:\n%s", r.stdout)
+	}
+}
+
+// TestEnvironmentsHistories is the property over generated histories:
+// two environments of two hosts each, a module at-least-running on all
+// four, and random rollouts and rollbacks (and containers removed) on
+// any host, each followed by a resolve. The oracle is the version each
+// deploy named, not pin's ordering: after every run, each environment's
+// lock names exactly the newest of the pin and every version its own
+// hosts ran when a run read them (what it runs now and what it locked),
+// never a version only the other environment ran.
+func TestEnvironmentsHistories(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 2026))
+	versions := []string{"1.0.0", "1.1.0", "1.2.0", "1.3.0"}
+	rank := func(v string) int { return slices.Index(versions, v) }
+	envOf := map[string]string{"s1": "staging", "s2": "staging", "p1": "production", "p2": "production"}
+	const modules = `module "app" {
+  image  = "registry.example.org/team/app"
+  policy = "at-least-running"
+  pin    = "1.1.0"
+  runs_on "s1" { container = "app" }
+  runs_on "s2" { container = "app" }
+  runs_on "p1" { container = "app" }
+  runs_on "p2" { container = "app" }
+}
+
+environment "staging" {
+  hosts = ["s1", "s2"]
+}
+
+environment "production" {
+  hosts = ["p1", "p2"]
+  from  = "staging"
+}
+`
+	for n := range 12 {
+		w := newEnvWorld(t)
+		floor := map[string]string{"staging": "1.1.0", "production": "1.1.0"}
+		running := map[string]string{} // host → version, what a run sees
+		var history []string
+		for _, h := range []string{"s1", "s2", "p1", "p2"} {
+			v := versions[rng.IntN(len(versions))]
+			w.runs(h, v)
+			running[h] = v
+			history = append(history, h+"="+v)
+		}
+		for step := range 6 {
+			hn := []string{"s1", "s2", "p1", "p2"}[rng.IntN(4)]
+			if rng.IntN(5) == 0 {
+				// The container is removed: the host is read and runs
+				// nothing of app; its floor stays in the previous entry.
+				w.hosts[hn] = &host.Snapshot{Schema: 1, Host: hn, ImageStore: "classic"}
+				delete(running, hn)
+				history = append(history, hn+" removed")
+			} else {
+				v := versions[rng.IntN(len(versions))]
+				w.runs(hn, v)
+				running[hn] = v
+				history = append(history, hn+"="+v)
+			}
+			// What the run sees raises its environment's floor, and only
+			// its environment's.
+			for h, v := range running {
+				if rank(v) > rank(floor[envOf[h]]) {
+					floor[envOf[h]] = v
+				}
+			}
+			w.world.write([]string{"registry.example.org"}, modules)
+			r := pin(t, w.dir, "resolve")
+			if r.code != exitOK {
+				t.Fatalf("history %d step %d (%s): exit %d\n%s", n, step, strings.Join(history, ", "), r.code, r.stderr)
+			}
+			for _, env := range []string{"staging", "production"} {
+				if got := w.lockedVersion("pin.lock." + env + ".hcl"); got != floor[env] {
+					t.Fatalf("history %d step %d (%s): %s locks %s, want %s", n, step, strings.Join(history, ", "), env, got, floor[env])
+				}
+			}
+		}
+	}
+}
+
+// TestModulesInEnvironments: "pin resolve --environment E MODULE" for a
+// module not in E is exit 2, not a run that decides nothing.
+func TestModulesInEnvironments(t *testing.T) {
+	c, diags := catalogue.Load(filepath.Join(repoRoot, "internal/catalogue/testdata/environments"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prod := []*source.Env{{Name: "production", Inputs: &source.Inputs{Catalogue: c.ForEnvironment("production")}}}
+	if err := modulesInEnvironments(prod, []string{"api", "labelled"}); err != nil {
+		t.Errorf("api and labelled are in production: %v", err)
+	}
+	err := modulesInEnvironments(prod, []string{"canary"})
+	if err == nil || exitCode(err, io.Discard) != exitInput || !strings.Contains(err.Error(), `module "canary" is not in environment production`) {
+		t.Errorf("canary in production: %v", err)
+	}
+}
+
+// TestEnvironmentsModuleMoves: a module whose runs_on leaves staging's
+// hosts keeps its entry in staging's lock, retired (a floor there, said
+// so in the plan), and production's lock gets an entry of its own,
+// held against production's hosts; moving it back takes the retired
+// entry over: staging's floor was not freed.
+func TestEnvironmentsModuleMoves(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	onlyProd := strings.Replace(fmt.Sprintf(envModules, "at-least-running"), "  runs_on \"s1\" { container = \"app\" }\n", "", 1)
+	w.world.write([]string{"registry.example.org"}, onlyProd)
+	r := pin(t, w.dir, "resolve")
+	if r.code != exitOK || !strings.Contains(r.stdout, `module "app" no longer runs in environment staging: its entry stays in pin.lock.staging.hcl (retired "app")`) {
+		t.Fatalf("resolve after the move: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b := readFileT(t, filepath.Join(w.dir, "pin.lock.staging.hcl")); !strings.Contains(b, `retired "app"`) || !strings.Contains(b, w.builds["1.3.0"].digest) {
+		t.Errorf("staging's lock does not keep app's entry retired:\n%s", b)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.1.0" {
+		t.Errorf("production %s, want 1.1.0 (the pin, over what p1 runs)", p)
+	}
+	// Back in staging, where s1 now runs 1.0.0: the retired entry is a
+	// floor, 1.3.0.
+	w.runs("s1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve after moving back: exit %d\n%s", r.code, r.stderr)
+	}
+	if s := w.lockedVersion("pin.lock.staging.hcl"); s != "1.3.0" {
+		t.Errorf("staging %s after moving back, want 1.3.0 (its retired entry)", s)
+	}
+}
+
+// TestEnvironmentsRemovedKeepTheirFloors: removing the environment
+// blocks (or one of them) while their lock files are there is refused,
+// exit 2, nothing written: their floors would count in no lock.
+func TestEnvironmentsRemovedKeepTheirFloors(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	cat := strings.Split(fmt.Sprintf(envModules, "at-least-running"), "environment ")[0]
+	w.world.write([]string{"registry.example.org"}, cat)
+	r := pin(t, w.dir, "resolve")
+	if r.code != exitInput || !strings.Contains(r.stderr, "pin.lock.production.hcl and ") || !strings.Contains(r.stderr, "pin.lock.staging.hcl: the lock of an environment the catalogue no longer declares") {
+		t.Errorf("resolve without the environments: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "pin.lock.hcl")); err == nil {
+		t.Error("pin.lock.hcl written")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
+	"github.com/pin-tool/pin/internal/source"
 )
 
 type exportOptions struct {
@@ -22,6 +23,9 @@ type exportOptions struct {
 	Env       []string
 	Check     bool
 	Force     bool
+	// Environment is the environment whose lock is exported: needed,
+	// and only allowed, when the catalogue declares environments.
+	Environment string
 }
 
 func newExportCmd(g *globalOptions, s streams) *cobra.Command {
@@ -67,7 +71,12 @@ in the lock) is named, and the run exits 1, --check too.
 Writes are atomic, follow symbolic links to the file they name, keep its
 mode, and a second run changes nothing. An override file pin did not write
 (it lacks pin's header) is never replaced without --force; a file that
-changed while export ran is never replaced.`,
+changed while export ran is never replaced.
+
+A catalogue with environments has a lock per environment: --environment
+NAME says which is exported (and its hosts are the ones the cutover is
+previewed on); name the files that environment deploys from with the
+flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runExport(cmd.Context(), o, s)
@@ -80,6 +89,8 @@ changed while export ran is never replaced.`,
 	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an env file to write NAME_IMAGE= lines into; repeat for several")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
+	cmd.Flags().StringVar(&o.Environment, "environment", "", "the environment whose lock is exported (a catalogue with environments)")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	return cmd
 }
 
@@ -121,7 +132,11 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		}
 		projects = append(projects, p)
 	}
-	rep, err := export.Run(ctx, in.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
+	env, err := exportEnvironment(in, o, s)
+	if err != nil {
+		return err
+	}
+	rep, err := export.Run(ctx, env.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
 	if rep != nil { // the gate has asked what it asks
 		requestSummary(o.globalOptions, s, in.Registries)
 	}
@@ -144,6 +159,26 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		writeExport(s, out)
 	}
 	return exportVerdict(s, out, rep)
+}
+
+// exportEnvironment is the environment whose lock is exported: the one
+// --environment names; with no environments, the one lock.
+func exportEnvironment(in *source.Inputs, o *exportOptions, s streams) (*source.Env, error) {
+	var names []string
+	if o.Environment != "" {
+		names = []string{o.Environment}
+	} else if len(in.Catalogue.Environments) > 0 {
+		var known []string
+		for _, e := range in.Catalogue.Environments {
+			known = append(known, e.Name)
+		}
+		return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to export with --environment NAME (%s)", strings.Join(known, ", ")))
+	}
+	envs, err := environments(in, o.globalOptions, s, names, "")
+	if err != nil {
+		return nil, err
+	}
+	return envs[0], nil
 }
 
 // exportError maps an export's error to an exit code: its input (2), or

@@ -24,7 +24,8 @@ into the lock, and where a running image is newer than what would be locked
 (at-least-running, track-upstream) the running image becomes the locked one.
 Keep what is running, and record what that was. Modules that run nothing on
 HOST keep their entries. --snapshot writes what was read to a file that a
-catalogue can name as the host's snapshot, for offline use.`,
+catalogue can name as the host's snapshot, for offline use. With
+environments, the lock written is HOST's environment's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.FromHost == "" {
@@ -72,7 +73,7 @@ that a module takes over, what runs now, what the lock would start instead,
 and whether that is an upgrade, the same, a downgrade or unknown, with the
 rule that decided. It exits 0 when every verdict is upgrade or same, and 1
 otherwise: a deployment step calls it as a gate before it replaces a
-container.`,
+container. With environments, HOST is judged by its environment's lock.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completePlanHost(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,7 +114,12 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 	if err, ok := in.Observed.Errors[o.Host]; ok {
 		return hostFailure(o.Host, err, "")
 	}
-	rin := in.Input(o.now())
+	// The host is judged by its own environment's lock.
+	envs, err := environments(in, o.globalOptions, s, nil, o.Host)
+	if err != nil {
+		return err
+	}
+	rin := envs[0].Input(o.now())
 	rin.Host = o.Host
 	cuts, err := resolve.PlanCutover(ctx, rin)
 	requestSummary(o.globalOptions, s, in.Registries)

@@ -27,6 +27,8 @@ type outdatedOptions struct {
 	// its own flag rather than widening the global check in root.go.
 	Format string
 	FailOn string
+	// Environments are the environments --environment names; none: all.
+	Environments []string
 }
 
 func newOutdatedCmd(g *globalOptions, s streams) *cobra.Command {
@@ -72,6 +74,8 @@ statuses in --fail-on, warnings for the others.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringArrayVar(&o.Environments, "environment", nil, "judge only this environment's modules, by its lock and hosts (repeatable); default: every environment")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	f.StringVar(&o.Format, "format", "table", "output format: table, json or github (workflow annotations)")
 	f.StringVar(&o.FailOn, "fail-on", defaultFailOn, `statuses that make the exit code 1, comma-separated; "any" or "none"`)
 	return cmd
@@ -137,11 +141,27 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 		return err
 	}
 	seen := in.Observed
-	reports := resolve.Outdated(ctx, in.Input(o.now()), prog.moduleDone)
+	envs, err := environments(in, o.globalOptions, s, o.Environments, "")
+	if err != nil {
+		return err
+	}
+	// Each environment's modules are judged by its own lock and hosts.
+	var reports []*resolve.ModuleStatus
+	var envOf []string
+	for _, env := range envs {
+		r := resolve.Outdated(ctx, env.Input(o.now()), prog.moduleDone)
+		reports = append(reports, r...)
+		for range r {
+			envOf = append(envOf, env.Name)
+		}
+	}
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 
 	out := outdatedReport(reports, o, failOn)
+	for i := range out.Modules {
+		out.Modules[i].Environment = envOf[i]
+	}
 	switch o.Format {
 	case "json":
 		err = writeJSON(s.Out, out)
@@ -175,7 +195,11 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 	var failing []string
 	for _, m := range out.Modules {
 		if hit := failingStatuses(m.Statuses, failOn); len(hit) > 0 {
-			failing = append(failing, fmt.Sprintf("%q (%s)", m.Name, strings.Join(hit, ", ")))
+			name := fmt.Sprintf("%q", m.Name)
+			if m.Environment != "" {
+				name += " in " + m.Environment
+			}
+			failing = append(failing, fmt.Sprintf("%s (%s)", name, strings.Join(hit, ", ")))
 		}
 	}
 	if len(failing) > 0 {

@@ -59,7 +59,7 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 		for i, r := range running {
 			l := line{cells: [4]string{"", "", r, ""}}
 			if i == 0 {
-				l.cells = [4]string{m.Name, locked, r, upstream}
+				l.cells = [4]string{m.label(), locked, r, upstream}
 				l.statuses = m.Statuses
 			}
 			for j := range l.cells {
@@ -95,10 +95,10 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 	var notes []string
 	for _, m := range out.Modules {
 		for _, f := range m.Findings {
-			notes = append(notes, sanitize(fmt.Sprintf("%s: %s: %s", m.Name, f.Status, f.Message)))
+			notes = append(notes, sanitize(fmt.Sprintf("%s: %s: %s", m.label(), f.Status, f.Message)))
 		}
 		if m.Hint != "" {
-			notes = append(notes, sanitize(fmt.Sprintf("%s: hint: %s", m.Name, hintText(m))))
+			notes = append(notes, sanitize(fmt.Sprintf("%s: hint: %s", m.label(), hintText(m))))
 		}
 	}
 	if len(notes) > 0 {
@@ -149,7 +149,7 @@ func summary(out outdatedOutput, failOn []resolve.Status) string {
 			counts[s]++
 		}
 		if len(failingStatuses(m.Statuses, failOn)) > 0 {
-			failing = append(failing, m.Name)
+			failing = append(failing, m.label())
 		}
 	}
 	var parts []string
@@ -190,10 +190,10 @@ func writeAnnotations(w io.Writer, out outdatedOutput, failOn []resolve.Status) 
 			if slices.Contains(failOn, resolve.Status(f.Status)) {
 				level = "error"
 			}
-			fmt.Fprintf(w, "::%s %stitle=%s::%s\n", level, props, escapeProperty(sanitize(m.Name+": "+f.Status)), escapeData(sanitize(f.Message)))
+			fmt.Fprintf(w, "::%s %stitle=%s::%s\n", level, props, escapeProperty(sanitize(m.label()+": "+f.Status)), escapeData(sanitize(f.Message)))
 		}
 		if m.Hint != "" {
-			fmt.Fprintf(w, "::notice %stitle=%s::%s\n", props, escapeProperty(sanitize(m.Name+": hint")), escapeData(sanitize(hintText(m))))
+			fmt.Fprintf(w, "::notice %stitle=%s::%s\n", props, escapeProperty(sanitize(m.label()+": hint")), escapeData(sanitize(hintText(m))))
 		}
 	}
 	fmt.Fprintln(w, escapeData(summary(out, failOn)))

@@ -20,16 +20,19 @@ type outdatedOutput struct {
 }
 
 type outdatedModule struct {
-	Name     string            `json:"name"`
-	Policy   string            `json:"policy"`
-	Statuses []string          `json:"statuses"`
-	Locked   *outdatedImage    `json:"locked"`
-	Running  []outdatedRunning `json:"running"`
-	Missing  []string          `json:"missing,omitempty"`
-	Upstream *outdatedImage    `json:"upstream"`
-	Hint     string            `json:"hint,omitempty"`
-	Findings []outdatedFinding `json:"findings"`
-	Error    string            `json:"error,omitempty"`
+	Name string `json:"name"`
+	// Environment is the environment whose lock and hosts the module
+	// was judged by; empty without environments.
+	Environment string            `json:"environment,omitempty"`
+	Policy      string            `json:"policy"`
+	Statuses    []string          `json:"statuses"`
+	Locked      *outdatedImage    `json:"locked"`
+	Running     []outdatedRunning `json:"running"`
+	Missing     []string          `json:"missing,omitempty"`
+	Upstream    *outdatedImage    `json:"upstream"`
+	Hint        string            `json:"hint,omitempty"`
+	Findings    []outdatedFinding `json:"findings"`
+	Error       string            `json:"error,omitempty"`
 
 	// where the module is declared, for annotations
 	file       string
@@ -105,6 +108,14 @@ func outdatedReport(reports []*resolve.ModuleStatus, o *outdatedOptions, failOn 
 		out.Modules = append(out.Modules, m)
 	}
 	return out
+}
+
+// label names the module for people: "app", or "app (production)".
+func (m outdatedModule) label() string {
+	if m.Environment == "" {
+		return m.Name
+	}
+	return m.Name + " (" + m.Environment + ")"
 }
 
 func statusStrings(ss []resolve.Status) []string {

@@ -36,6 +36,9 @@ type proposeOptions struct {
 	Exports       propose.Exports
 	ExportCompose propose.ComposeExport
 	Modules       []string
+	// Environment is the environment whose lock is proposed: needed,
+	// and only allowed, when the catalogue declares environments.
+	Environment string
 }
 
 func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
@@ -74,6 +77,8 @@ and --export-in-place alone change its compose settings.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.Environment, "environment", "", "the environment whose lock is proposed (a catalogue with environments): its lock file is the one the pull request changes")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	f.StringVar(&o.Remote, "remote", "origin", "the git remote to fetch the base from and push to")
 	f.StringVar(&o.Base, "base", "", "the branch to propose for (default: the remote's default branch)")
 	f.StringVar(&o.BranchPrefix, "branch-prefix", "pin/", "what pin's branch names start with")
@@ -144,7 +149,9 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	}
 	exports := o.Exports
 	exports.Compose = []propose.ComposeExport{o.ExportCompose}
-	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: o.Lock, Exports: exports, Remote: o.Remote, Base: o.Base,
+	// With --environment NAME, the lock the proposal changes is that
+	// environment's, beside --lock.
+	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: source.LockPath(o.Lock, o.Environment), Exports: exports, Remote: o.Remote, Base: o.Base,
 		BranchPrefix: o.BranchPrefix, Modules: o.Modules, Split: propose.Split(o.Split), DryRun: o.DryRun, Now: o.now()}
 	for _, spec := range o.Groups {
 		name, mods, ok := strings.Cut(spec, "=")
@@ -164,7 +171,20 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	deps := propose.Deps{Git: g, Load: func(ctx context.Context, cat, lk string) (*source.Inputs, error) {
 		opts := *o.globalOptions
 		opts.Catalogue, opts.Lock = cat, lk
-		return load(ctx, &opts, s, "", nil)
+		in, err := load(ctx, &opts, s, "", nil)
+		if err != nil {
+			return nil, err
+		}
+		// lk is the environment's own lock file: the proposal is its
+		// environment's, against its hosts.
+		if o.Environment == "" && len(in.Catalogue.Environments) > 0 {
+			return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to propose with --environment NAME"))
+		}
+		env, err := in.Environment(o.Environment, lk)
+		if err != nil {
+			return nil, withCode(exitInput, err)
+		}
+		return env.Inputs, nil
 	}}
 	switch o.Forge {
 	case "none", "":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -71,4 +72,20 @@ func TestREADMEWorkedExample(t *testing.T) {
 		t.Fatalf("exact: exit %d\n%s", r.code, r.stderr)
 	}
 	reproduces(t, "pin resolve, forge exact", readmeBlock(t, "Change forge's policy to `exact`"), r.stderr)
+}
+
+// TestREADMETwoEnvironments: the README's example with two environments
+// reproduces word for word, from the repository's root as it says.
+func TestREADMETwoEnvironments(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"environments", "incident"} {
+		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(repoRoot, "examples", d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := pin(t, dir, "--catalogue", "examples/environments", "--lock", "examples/environments/pin.lock.hcl", "resolve")
+	if r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	reproduces(t, "pin resolve, two environments", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl resolve`"), r.stdout)
 }

@@ -57,6 +57,7 @@ environments named.`,
 	}
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 if the lock would change")
 	cmd.Flags().StringArrayVar(&o.Environments, "environment", nil, "resolve only this environment's lock (repeatable); default: every environment")
+	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
 	return cmd
 }
 
@@ -108,8 +109,14 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return err
 		}
 	}
+	if orphans := source.OrphanLocks(o.Lock, in.Catalogue); len(orphans) > 0 {
+		return withCode(exitInput, fmt.Errorf("%s: the lock of an environment the catalogue no longer declares; its floors would count in no lock. Declare the environment again, or, to forget its floors on purpose, move the file away; nothing written", joinAnd(orphans)))
+	}
 	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
 	if err != nil {
+		return err
+	}
+	if err := modulesInEnvironments(envs, o.only()); err != nil {
 		return err
 	}
 	mode := resolve.ModeResolve
@@ -156,19 +163,20 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 				stale = true
 				removeStale(o.globalOptions, s, o.Lock)
 			}
-			if r.env.Lock != o.Lock {
-				removeStale(o.globalOptions, s, r.env.Lock)
+			if r.env.Path != o.Lock {
+				removeStale(o.globalOptions, s, r.env.Path)
 			}
-			if _, err := lock.WriteFile(r.env.Lock, lock.Format(r.newLock)); err != nil {
+			if _, err := lock.WriteFile(r.env.Path, lock.Format(r.newLock)); err != nil {
 				return withCode(exitInput, err)
 			}
-			written[r.env.Lock] = true
+			written[r.env.Path] = true
 		}
 	}
 	var reports []planOutput
 	for _, r := range results {
-		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Lock], o.only() != nil)
-		out.Lock = r.env.Lock
+		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Path], o.only() != nil)
+		out.Lock = r.env.Path
+		leftEnvironment(&out, r.env, in.Catalogue)
 		reports = append(reports, out)
 	}
 	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
@@ -201,7 +209,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		var would []string
 		for _, r := range results {
 			if r.changed {
-				would = append(would, r.env.Lock)
+				would = append(would, r.env.Path)
 			}
 		}
 		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", joinAnd(would)))

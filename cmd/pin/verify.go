@@ -27,7 +27,8 @@ key, or the keyless identity against the trusted root, and the repository
 under match_repository) as the signer the lock names. An entry the lock
 keeps unverified by the catalogue's allow_unverified passes while the
 catalogue states the same words. It reads the catalogue, the lock and
-registries; no host is asked.
+registries; no host is asked. With environments, every environment's
+lock is checked, each line naming the entry's environment.
 
 With --fresh, each entry's image is looked up afresh instead, as pin
 resolve looks up a new image (the .sig tag, then OCI 1.1 referrers): it
@@ -58,29 +59,39 @@ func runVerify(ctx context.Context, g *globalOptions, s streams, fresh bool) err
 		return err
 	}
 	defer requestSummary(g, s, in.Registries)
+	envs, err := environments(in, g, s, nil, "")
+	if err != nil {
+		return err
+	}
 	failed, checked := 0, 0
-	rin := in.Input(g.now())
-	for _, e := range in.Lock.Modules {
-		m := in.Catalogue.Module(e.Name)
-		if m == nil || m.Verify == nil {
-			continue
-		}
-		checked++
-		c, err := resolve.VerifyEntry(ctx, rin, m, e, fresh)
-		var f *verify.Failure
-		r := c.Result
-		switch {
-		case errors.As(err, &f):
-			failed++
-			fmt.Fprintf(s.Out, "FAIL %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(f.Error()))
-		case err != nil:
-			return withCode(exitSource, fmt.Errorf("module %q: %w", e.Name, err))
-		case c.Kept != "":
-			fmt.Fprintf(s.Out, "kept %s %s: not verified; allow_unverified: %s\n", e.Name, sanitize(e.Ref()), sanitize(c.Kept))
-		case r.Signature != e.Signature:
-			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s (the lock records %s: \"pin resolve\" records this one)", r.Method, r.Signer, r.Signature, recorded(e.Signature))))
-		default:
-			fmt.Fprintf(s.Out, "ok   %s %s: %s\n", e.Name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature)))
+	for _, env := range envs {
+		rin := env.Input(g.now())
+		for _, e := range env.Inputs.Lock.Modules {
+			m := in.Catalogue.Module(e.Name)
+			if m == nil || m.Verify == nil {
+				continue
+			}
+			checked++
+			name := e.Name
+			if env.Name != "" {
+				name += " (" + env.Name + ")"
+			}
+			c, err := resolve.VerifyEntry(ctx, rin, m, e, fresh)
+			var f *verify.Failure
+			r := c.Result
+			switch {
+			case errors.As(err, &f):
+				failed++
+				fmt.Fprintf(s.Out, "FAIL %s %s: %s\n", name, sanitize(e.Ref()), sanitize(f.Error()))
+			case err != nil:
+				return withCode(exitSource, fmt.Errorf("module %q: %w", name, err))
+			case c.Kept != "":
+				fmt.Fprintf(s.Out, "kept %s %s: not verified; allow_unverified: %s\n", name, sanitize(e.Ref()), sanitize(c.Kept))
+			case r.Signature != e.Signature:
+				fmt.Fprintf(s.Out, "ok   %s %s: %s\n", name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s (the lock records %s: \"pin resolve\" records this one)", r.Method, r.Signer, r.Signature, recorded(e.Signature))))
+			default:
+				fmt.Fprintf(s.Out, "ok   %s %s: %s\n", name, sanitize(e.Ref()), sanitize(fmt.Sprintf("%s by %s, signature %s", r.Method, r.Signer, r.Signature)))
+			}
 		}
 	}
 	if checked == 0 {

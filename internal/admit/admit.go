@@ -144,6 +144,8 @@ func (s *Server) Review(ctx context.Context, req *admissionv1.AdmissionRequest) 
 	if e == nil {
 		return s.undecided(req, resp, errNotReady)
 	}
+	// The namespace's host is judged by its own environment's lock.
+	e = e.For(hostName)
 	obj, err := decodeObject(req.Kind.Kind, req.Object.Raw)
 	if errors.Is(err, errNotWorkload) {
 		return resp

@@ -43,12 +43,57 @@ type Enforcer struct {
 	// Now is the clock that bounds plausible build dates; nil means
 	// time.Now.
 	Now func() time.Time
+
+	// byHost are, for a catalogue with environments, the enforcers of
+	// each host's environment (see For).
+	byHost map[string]*Enforcer
+	// parent is the enforcer an environment's was made by, whose Now
+	// it keeps.
+	parent *Enforcer
+}
+
+// For is the enforcer that judges what host hostName runs: e itself for
+// a catalogue without environments; else one of the host's environment,
+// whose catalogue is the environment's view (every module, its runs_on
+// limited to the environment's hosts, so that a pin.module label still
+// covers) and whose lock is the environment's. A host in no environment
+// gets e.
+func (e *Enforcer) For(hostName string) *Enforcer {
+	if sub := e.byHost[hostName]; sub != nil {
+		return sub
+	}
+	return e
+}
+
+// environments fills e.byHost: an enforcer per environment of e's
+// catalogue, each with its view and the lock beside lockPath.
+func (e *Enforcer) environments(lockPath string) error {
+	var all []string
+	for _, m := range e.Catalogue.Modules {
+		all = append(all, m.Name)
+	}
+	for _, env := range e.Catalogue.Environments {
+		view := e.Catalogue.ForEnvironment(env.Name, all...)
+		el, err := source.EnvironmentLock(lockPath, e.Catalogue, view, e.Lock)
+		if err != nil {
+			return err
+		}
+		sub := &Enforcer{Catalogue: view, Lock: el.Lock, Hosts: e.Hosts, Registry: e.Registry, Verifier: e.Verifier, parent: e}
+		if e.byHost == nil {
+			e.byHost = map[string]*Enforcer{}
+		}
+		for _, h := range env.Hosts {
+			e.byHost[h] = sub
+		}
+	}
+	return nil
 }
 
 // Load loads the catalogue and the lock and builds the adapters and the
 // registries as every pin command does (source.LoadFiles, source.Hosts,
-// source.NewRegistries), the registries behind a Memo. Catalogue or lock
-// errors are a *source.DiagnosticsError.
+// source.NewRegistries), the registries behind a Memo; with environments,
+// each environment's lock too (For). Catalogue or lock errors are a
+// *source.DiagnosticsError.
 func Load(catPath, lockPath string, o source.Options) (*Enforcer, *Memo, error) {
 	cat, _, old, _, err := source.LoadFiles(catPath, lockPath)
 	if err != nil {
@@ -60,7 +105,11 @@ func Load(catPath, lockPath string, o source.Options) (*Enforcer, *Memo, error) 
 	}
 	regs := source.NewRegistries(cat, o)
 	memo := NewMemo(regs.For, 0)
-	return &Enforcer{Catalogue: cat, Lock: old, Hosts: hosts, Registry: memo.For, Verifier: regs.Verifier}, memo, nil
+	e := &Enforcer{Catalogue: cat, Lock: old, Hosts: hosts, Registry: memo.For, Verifier: regs.Verifier}
+	if err := e.environments(lockPath); err != nil {
+		return nil, nil, err
+	}
+	return e, memo, nil
 }
 
 // Candidate is a container about to be created on a host: what the
@@ -130,6 +179,8 @@ func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *cat
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
+	} else if e.parent != nil && e.parent.Now != nil {
+		now = e.parent.Now
 	}
 	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
 	return resolve.Judge(ctx, in, m, img, ov)

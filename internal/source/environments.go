@@ -3,6 +3,9 @@ package source
 import (
 	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -43,10 +46,10 @@ type Env struct {
 	// Name is the environment's name; "" for a catalogue without
 	// environments (its one implicit environment).
 	Name string
-	// Lock is the path of the environment's lock file (LockPath).
-	Lock string
+	// Path is the path of the environment's lock file (LockPath).
+	Path string
 	// Seeded is the path of the lock the previous entries were read from
-	// when it is not Lock: the environment's file did not exist yet, and
+	// when it is not Path: the environment's file did not exist yet, and
 	// the lock of the catalogue before it declared environments did.
 	Seeded string
 	// Inputs are the run's as the environment sees them: the catalogue's
@@ -97,7 +100,7 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 		}
 	}
 	if len(cat.Environments) == 0 {
-		return []*Env{{Lock: lockPath, Inputs: in}}, nil
+		return []*Env{{Path: lockPath, Inputs: in}}, nil
 	}
 	var out []*Env
 	for _, e := range cat.Environments {
@@ -105,30 +108,92 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			continue
 		}
 		view := cat.ForEnvironment(e.Name, labelled(cat, in.Observed, e)...)
-		path := LockPath(lockPath, e.Name)
-		old, oldBytes, diags := lock.Load(path)
-		if diags.HasErrors() {
-			return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: oldBytes}}, Diagnostics: diags}
+		el, err := EnvironmentLock(lockPath, cat, view, in.Lock)
+		if err != nil {
+			return nil, err
 		}
-		env := &Env{Name: e.Name, Lock: path, Inputs: &Inputs{
+		env := &Env{Name: e.Name, Path: el.Path, Seeded: el.Seeded, Inputs: &Inputs{
 			Catalogue:  view,
-			Lock:       old,
-			LockSum:    sha256.Sum256(oldBytes),
+			Lock:       el.Lock,
+			LockSum:    el.Sum,
 			Observed:   hostsOf(in.Observed, e.Hosts),
+			Skipped:    skippedOf(in.Skipped, e.Hosts),
 			Registries: in.Registries,
 		}}
-		if oldBytes == nil && in.Lock != nil && len(in.Lock.Modules)+len(in.Lock.Retired) > 0 {
-			env.Inputs.Lock, env.Seeded = seed(in.Lock, cat, view, e.Hosts), lockPath
-		}
-		for h, err := range in.Skipped {
-			if slices.Contains(e.Hosts, h) {
-				if env.Skipped == nil {
-					env.Skipped = map[string]error{}
-				}
-				env.Skipped[h] = err
-			}
-		}
 		out = append(out, env)
+	}
+	return out, nil
+}
+
+// Environment is environment name's share of inputs whose Lock was read
+// from that environment's own lock file (a command given its path, such
+// as pin propose in a checkout of the base): as Environments, without
+// reading another lock. A catalogue without environments, and name "",
+// is the inputs as they are.
+func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
+	cat := in.Catalogue
+	if name == "" && len(cat.Environments) == 0 {
+		return &Env{Path: lockPath, Inputs: in}, nil
+	}
+	e := cat.Environment(name)
+	if e == nil {
+		var known []string
+		for _, e := range cat.Environments {
+			known = append(known, e.Name)
+		}
+		return nil, &UnknownEnvironmentError{Environment: name, Known: known}
+	}
+	return &Env{Name: name, Path: lockPath, Inputs: &Inputs{
+		Catalogue:  cat.ForEnvironment(name, labelled(cat, in.Observed, e)...),
+		Lock:       in.Lock,
+		LockSum:    in.LockSum,
+		Observed:   hostsOf(in.Observed, e.Hosts),
+		Skipped:    skippedOf(in.Skipped, e.Hosts),
+		Registries: in.Registries,
+	}}, nil
+}
+
+// skippedOf are the skipped hosts among hosts; nil when none is.
+func skippedOf(all map[string]error, hosts []string) map[string]error {
+	var out map[string]error
+	for h, err := range all {
+		if slices.Contains(hosts, h) {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[h] = err
+		}
+	}
+	return out
+}
+
+// EnvLock is an environment's previous lock.
+type EnvLock struct {
+	// Path is the environment's lock file; Sum the SHA-256 of its bytes
+	// (of none when there is no file).
+	Path string
+	Sum  [sha256.Size]byte
+	Lock *lock.Lock
+	// Seeded is the lock the entries were read from when not Path (see
+	// Inputs.Environments).
+	Seeded string
+}
+
+// EnvironmentLock reads the previous lock of the environment whose view
+// of catalogue cat is view (catalogue.ForEnvironment), from its file
+// beside lockPath; when there is no file yet, from all, the lock at
+// lockPath, as Inputs.Environments says. A lock that does not parse is a
+// *DiagnosticsError.
+func EnvironmentLock(lockPath string, cat, view *catalogue.Catalogue, all *lock.Lock) (*EnvLock, error) {
+	e := view.Environments[0]
+	path := LockPath(lockPath, e.Name)
+	old, oldBytes, diags := lock.Load(path)
+	if diags.HasErrors() {
+		return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: oldBytes}}, Diagnostics: diags}
+	}
+	out := &EnvLock{Path: path, Sum: sha256.Sum256(oldBytes), Lock: old}
+	if oldBytes == nil && all != nil && len(all.Modules)+len(all.Retired) > 0 {
+		out.Lock, out.Seeded = seed(all, cat, view, e.Hosts), lockPath
 	}
 	return out, nil
 }
@@ -203,3 +268,32 @@ func labelled(cat *catalogue.Catalogue, seen observe.Observed, e *catalogue.Envi
 	sort.Strings(out)
 	return slices.Compact(out)
 }
+
+// OrphanLocks are the environment lock files beside lockPath
+// (pin.lock.NAME.hcl) of environments cat does not declare: an
+// environment removed, or renamed, or every environment block removed.
+// Their floors would count in no lock; a run that writes must not go on
+// as if they were not there. Sorted.
+func OrphanLocks(lockPath string, cat *catalogue.Catalogue) []string {
+	base, ok := strings.CutSuffix(filepath.Base(lockPath), ".hcl")
+	if !ok {
+		return nil
+	}
+	dir := filepath.Dir(lockPath)
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), base+".")
+		if !ok {
+			continue
+		}
+		if env, ok := strings.CutSuffix(name, ".hcl"); ok && environmentName.MatchString(env) && cat.Environment(env) == nil && !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// environmentName is what catalogue allows an environment to be called.
+var environmentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)

@@ -1,6 +1,13 @@
 package source
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+)
 
 func TestLockPath(t *testing.T) {
 	for _, tt := range []struct{ path, env, want string }{
@@ -13,5 +20,25 @@ func TestLockPath(t *testing.T) {
 		if got := LockPath(tt.path, tt.env); got != tt.want {
 			t.Errorf("LockPath(%q, %q) = %q, want %q", tt.path, tt.env, got, tt.want)
 		}
+	}
+}
+
+// TestOrphanLocks: the lock files of environments the catalogue does not
+// declare (any more) are found beside the lock; the declared ones, the
+// lock itself and other files are not.
+func TestOrphanLocks(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"pin.lock.hcl", "pin.lock.staging.hcl", "pin.lock.qa.hcl", "pin.lock.Old.hcl", "other.lock.dev.hcl", "catalogue.hcl"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := &catalogue.Catalogue{Environments: []*catalogue.Environment{{Name: "staging"}}}
+	got := OrphanLocks(filepath.Join(dir, "pin.lock.hcl"), cat)
+	if want := []string{filepath.Join(dir, "pin.lock.qa.hcl")}; !slices.Equal(got, want) {
+		t.Errorf("OrphanLocks = %v, want %v", got, want)
+	}
+	if got := OrphanLocks(filepath.Join(dir, "pin.lock.hcl"), &catalogue.Catalogue{}); len(got) != 2 {
+		t.Errorf("without environments: %v, want staging's and qa's", got)
 	}
 }
