@@ -141,7 +141,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	res, err := promote.Promote(ctx, pin)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
-		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Lock))
+		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Path))
 	}
 	var b strings.Builder
 	writePromotion(&b, o, res)
@@ -152,7 +152,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 			fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(r.Error()))
 			names = append(names, fmt.Sprintf("%q", r.Module))
 		}
-		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Lock))
+		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
 	}
 	return writePromoted(s, toEnv, res.Lock(), b.String())
 }
@@ -161,15 +161,15 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) error {
 	changed := lock.Sum(l) != env.LockSum
 	if changed {
-		if _, err := lock.WriteFile(env.Lock, lock.Format(l)); err != nil {
+		if _, err := lock.WriteFile(env.Path, lock.Format(l)); err != nil {
 			return withCode(exitInput, err)
 		}
 	}
 	fmt.Fprint(s.Out, sanitize(strings.TrimRight(report, "\n")+"\n"))
 	if changed {
-		fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(env.Lock))
+		fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(env.Path))
 	} else {
-		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Lock))
+		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Path))
 	}
 	return nil
 }

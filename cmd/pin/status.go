@@ -177,7 +177,7 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 		}
 		mi.Envs = append(mi.Envs, env)
 		mi.Locks[env.Name] = e.Inputs.Lock
-		se := statusEnv{Name: env.Name, Hosts: env.Hosts, From: env.From, Lock: e.Lock}
+		se := statusEnv{Name: env.Name, Hosts: env.Hosts, From: env.From, Lock: e.Path}
 		if se.Hosts == nil {
 			se.Hosts = []string{}
 		}
