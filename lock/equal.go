@@ -57,6 +57,8 @@ func (m *Module) Equal(o *Module) bool {
 		sameText(m.Signature, o.Signature) &&
 		sameText(m.AllowUnverified, o.AllowUnverified) &&
 		sameTags(m.Hosts, o.Hosts) &&
+		m.Promoted.Equal(o.Promoted) &&
+		sameText(m.Hold, o.Hold) &&
 		slices.EqualFunc(sortedObservations(m.Observed), sortedObservations(o.Observed), sameObservation)
 }
 

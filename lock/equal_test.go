@@ -186,6 +186,16 @@ func editField(t *testing.T, v reflect.Value, f reflect.StructField) {
 	case []string:
 		// One tag more, that no other tag equals.
 		v.Set(reflect.ValueOf(append(slices.Clone(x), "edited~")))
+	case *Promotion:
+		// Provenance where there was none; another environment where
+		// there was.
+		if x == nil {
+			v.Set(reflect.ValueOf(&Promotion{From: "edited", Release: dA}))
+		} else {
+			c := *x
+			c.From += "~"
+			v.Set(reflect.ValueOf(&c))
+		}
 	case map[string]string:
 		// A new platform: one key more is one line more.
 		m := map[string]string{"linux/riscv64": dA}
@@ -237,6 +247,10 @@ func randomLock(r *rand.Rand) *Lock {
 			Signer:         maybe("sha256:" + strings.Repeat("f", 64)),
 			Signature:      maybe(pick(dA, dB)),
 			Hosts:          [][]string{nil, {"mesh-1"}, {"mesh-2", "mesh-1"}, {"mesh-1", "mesh-1"}}[r.IntN(4)],
+			Hold:           maybe("a manual pick"),
+		}
+		if r.IntN(3) == 0 {
+			m.Promoted = &Promotion{From: pick("staging", "dev"), Hosts: [][]string{nil, {"s1"}, {"s2", "s1"}}[r.IntN(3)], Since: date(), Release: pick(dA, dB)}
 		}
 		if r.IntN(3) == 0 {
 			m.Platforms = map[string]string{"linux/amd64": pick(dA, dB), "linux/arm64/v8": pick(dB, dC)}

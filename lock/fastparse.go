@@ -127,6 +127,13 @@ func (p *fastParser) module(kind string) (*Module, bool) {
 		switch {
 		case s == "}":
 			return m, m.Policy != "" && m.Image != "" && m.Digest != "" && m.Source != ""
+		case s == "" && strings.HasPrefix(string(p.src[p.off:min(p.off+13, len(p.src))]), "  promoted {\n"):
+			if m.Promoted != nil || len(m.Observed) > 0 {
+				return nil, false
+			}
+			if m.Promoted, ok = p.promoted(); !ok {
+				return nil, false
+			}
 		case s == "":
 			o, ok := p.observed()
 			if !ok {
@@ -224,6 +231,8 @@ func (m *Module) set(k, v string) bool {
 		m.AllowDowngrade = v
 	case "restore":
 		m.Restore = v
+	case "hold":
+		m.Hold = v
 	default:
 		return false
 	}
@@ -263,6 +272,49 @@ func (p *fastParser) platforms() (map[string]string, bool) {
 			return nil, false
 		}
 		out[k] = v
+	}
+}
+
+// promoted reads a module's promoted block, its "  promoted {" line first.
+func (p *fastParser) promoted() (*Promotion, bool) {
+	if s, ok := p.next(); !ok || s != "  promoted {" {
+		return nil, false
+	}
+	pr := &Promotion{}
+	seen := map[string]bool{}
+	for {
+		s, ok := p.next()
+		if !ok {
+			return nil, false
+		}
+		if s == "  }" {
+			return pr, pr.From != "" && pr.Release != ""
+		}
+		if strings.HasPrefix(s, "    hosts ") && !seen["hosts"] {
+			if pr.Hosts, ok = listLine(s[2:], "hosts"); !ok {
+				return nil, false
+			}
+			seen["hosts"] = true
+			continue
+		}
+		k, v, ok := attr(s, "    ")
+		if !ok || seen[k] {
+			return nil, false
+		}
+		seen[k] = true
+		switch k {
+		case "from":
+			pr.From = v
+		case "since":
+			pr.Since, ok = validTime(v)
+		case "release":
+			pr.Release, ok = v, validDigest(v)
+		default:
+			ok = false
+		}
+		if !ok {
+			return nil, false
+		}
 	}
 }
 

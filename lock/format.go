@@ -111,10 +111,22 @@ func writeEntry(b writer, kind string, m *Module, run, inner *attrRun) {
 	run.add("signer", m.Signer)
 	run.add("signature", m.Signature)
 	run.add("allow_unverified", m.AllowUnverified)
+	run.add("hold", m.Hold)
 	if hosts := tagList(m.Hosts); len(hosts) > 0 {
 		run.addList("hosts", hosts)
 	}
 	run.write(b, "  ")
+	if p := m.Promoted; p != nil {
+		b.WriteString("\n  promoted {\n")
+		inner.add("from", p.From)
+		if hosts := tagList(p.Hosts); len(hosts) > 0 {
+			inner.addList("hosts", hosts)
+		}
+		inner.add("since", FormatTime(p.Since))
+		inner.add("release", p.Release)
+		inner.write(b, "    ")
+		b.WriteString("  }\n")
+	}
 	for _, o := range m.Observed {
 		b.WriteString("\n  observed ")
 		writeQuoted(b, o.Host)

@@ -168,6 +168,11 @@ func cloneLock(l *Lock) *Lock {
 		mc := *m
 		mc.Platforms = maps.Clone(m.Platforms)
 		mc.Observed = slices.Clone(m.Observed)
+		if m.Promoted != nil {
+			p := *m.Promoted
+			p.Hosts = slices.Clone(p.Hosts)
+			mc.Promoted = &p
+		}
 		c.Modules[i] = &mc
 	}
 	return c
@@ -317,6 +322,7 @@ func TestSaveOnlyOnChangeAndAtomically(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add(Format(sample()))
+	f.Add(Format(promotedSample()))
 	f.Add([]byte(`module "x" { policy = "exact" }`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		// Whatever the fast path accepts, hclparse reads alike.

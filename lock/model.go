@@ -88,10 +88,40 @@ type Module struct {
 	// on another host then cannot know its floors). Format writes them
 	// sorted, each once; nil and empty alike.
 	Hosts []string
+	// Promoted says where the entry's image came from when "pin promote"
+	// wrote it (the environment, hosts and start it was observed running
+	// at, and the release it was promoted with); nil otherwise. Format
+	// writes it as a "promoted" block, only when set.
+	Promoted *Promotion
+	// Hold is the reason of a manual pick ("pin promote --pick"): "pin
+	// resolve" and later automatic promotions keep the entry's image as
+	// it is (never below a floor) until the hold is lifted ("pin promote
+	// --lift"). Empty: no hold.
+	Hold string
 
 	// DeclRange is where Parse read the entry ("pin.lock.hcl:12,1-16"); it
 	// is not part of the lock (Format does not write it, Equal ignores it).
 	DeclRange hcl.Range
+}
+
+// Promotion is the provenance of an entry "pin promote" wrote: the
+// digest was observed running on every host of environment From that
+// runs the module (Hosts), the earliest of those containers started at
+// Since, and it was promoted together with the modules whose "module
+// digest" lines Release hashes (a multi-image release is one unit).
+type Promotion struct {
+	From    string
+	Hosts   []string
+	Since   time.Time
+	Release string
+}
+
+// Equal reports whether p and o format alike; nil equals only nil.
+func (p *Promotion) Equal(o *Promotion) bool {
+	if p == nil || o == nil {
+		return p == o
+	}
+	return sameText(p.From, o.From) && sameTags(p.Hosts, o.Hosts) && SameSecond(p.Since, o.Since) && sameText(p.Release, o.Release)
 }
 
 // Observation is what one container on one host ran.

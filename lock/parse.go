@@ -23,10 +23,13 @@ var (
 			{Name: "source", Required: true}, {Name: "rule"}, {Name: "reason"},
 			{Name: "allow_downgrade"}, {Name: "restore"},
 			{Name: "verified"}, {Name: "signer"}, {Name: "signature"}, {Name: "hosts"},
-			{Name: "allow_unverified"},
+			{Name: "allow_unverified"}, {Name: "hold"},
 		},
-		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}, {Type: "promoted"}},
 	}
+	promotedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "from", Required: true}, {Name: "hosts"}, {Name: "since"}, {Name: "release", Required: true},
+	}}
 	observedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "container"}, {Name: "tag"}, {Name: "digest"}, {Name: "image_id"},
 		{Name: "version"}, {Name: "created"},
@@ -111,6 +114,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 	m.Signature = r.digest("signature")
 	m.AllowUnverified = r.str("allow_unverified")
 	m.Hosts = r.strings("hosts")
+	m.Hold = r.str("hold")
 	for _, kv := range [][2]string{{"policy", string(m.Policy)}, {"image", m.Image}, {"digest", m.Digest}, {"source", string(m.Source)}} {
 		k, v := kv[0], kv[1]
 		if attr := a[k]; attr != nil && v == "" && !r.diags.HasErrors() {
@@ -124,6 +128,16 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 		r.diags = append(r.diags, diag(attr.Expr.Range(), "Invalid source", "source is %s; this lock says %q. "+repair, quotedList(Sources), m.Source))
 	}
 	for _, ob := range content.Blocks {
+		if ob.Type == "promoted" {
+			if m.Promoted != nil {
+				diags = append(diags, diag(ob.DefRange, "Duplicate promoted block", "Module %q has more than one promoted block; an entry comes from one promotion. "+repair, m.Name))
+				continue
+			}
+			p, d := parsePromoted(ob)
+			m.Promoted = p
+			diags = append(diags, d...)
+			continue
+		}
 		oc, d := ob.Body.Content(observedSchema)
 		diags = append(diags, d...)
 		or := reader{attrs: oc.Attributes}
@@ -139,6 +153,20 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 		diags = append(diags, or.diags...)
 	}
 	return m, append(diags, r.diags...)
+}
+
+// parsePromoted reads a module's promoted block: where "pin promote" took
+// the entry's image from.
+func parsePromoted(b *hcl.Block) (*Promotion, hcl.Diagnostics) {
+	content, diags := b.Body.Content(promotedSchema)
+	r := reader{attrs: content.Attributes}
+	p := &Promotion{From: r.str("from"), Hosts: r.strings("hosts"), Since: r.time("since"), Release: r.digest("release")}
+	for _, k := range []string{"from", "release"} {
+		if a := content.Attributes[k]; a != nil && !r.diags.HasErrors() && ((k == "from" && p.From == "") || (k == "release" && p.Release == "")) {
+			r.diags = append(r.diags, diag(a.Expr.Range(), "Empty value in lock", "%s must not be empty in a promoted block. "+repair, k))
+		}
+	}
+	return p, append(diags, r.diags...)
 }
 
 // reader reads attributes as literal strings, collecting diagnostics.

@@ -208,6 +208,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	var c choice
 	var dg *Refusal
 	switch {
+	case d.Old != nil && d.Old.Hold != "":
+		// A manual pick holds the entry, whatever the policy.
+		s, c, dg, err = dc.held(ctx)
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.

@@ -58,7 +58,7 @@ func runObserve(ctx context.Context, o *observeOptions, s streams) error {
 	if err != nil {
 		return withCode(exitInput, err)
 	}
-	in, err := load(ctx, o.globalOptions, s, o.Host, nil)
+	in, err := loadStarts(ctx, o.globalOptions, s, o.Host) // published with start times, for promotions
 	if err != nil {
 		return err
 	}

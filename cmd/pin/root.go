@@ -141,6 +141,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 	root.AddCommand(newExportCmd(g, s))
 	root.AddCommand(newProposeCmd(g, s))
 	root.AddCommand(newObserveCmd(g, s))
+	root.AddCommand(newPromoteCmd(g, s), newStatusCmd(g, s))
 	setVersion(root)
 	return root
 }

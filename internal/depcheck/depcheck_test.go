@@ -133,7 +133,7 @@ func TestOnlyAdaptersImportEngines(t *testing.T) {
 // updater, grpc). They are handed adapters; they build none.
 func TestDecisionsReachNoNetworkClient(t *testing.T) {
 	pkgs := list(t)
-	for _, path := range []string{"resolve", "internal/observe", "internal/order", "internal/version", "internal/image", "internal/catalogue", "lock"} {
+	for _, path := range []string{"resolve", "internal/promote", "internal/observe", "internal/order", "internal/version", "internal/image", "internal/catalogue", "lock"} {
 		p, ok := pkgs[module+"/"+path]
 		if !ok {
 			t.Errorf("package %s not found", path)
@@ -160,6 +160,8 @@ func TestFlowRunsOneWay(t *testing.T) {
 			"internal/host/published", "internal/host/fleet"},
 		{"internal/observe", "internal/registry"},
 		{"resolve"},
+		// Promotion asks resolve's floor rule; nothing below asks it.
+		{"internal/promote"},
 		{"internal/source"},
 		{"cmd/pin"},
 	}

@@ -47,7 +47,21 @@ type Container struct {
 	// then the pod's labels.
 	Workload string `json:"workload,omitempty"`
 	Pod      string `json:"pod,omitempty"`
+	// StartedAt is when the engine last started the container (its
+	// State.StartedAt, in UTC): a restart, by the restart policy or by
+	// hand, starts it anew. RestartCount is how many times the engine
+	// restarted it under its restart policy (a restart by hand, docker
+	// restart, is not counted by the engine; it shows in StartedAt).
+	// Reading them costs an inspect per container, so an adapter reads
+	// them only when asked (docker.Host.StartTimes); zero otherwise,
+	// and for a container never started. Both are left out of the JSON
+	// when zero, so files written before them read, and write, alike.
+	StartedAt    time.Time `json:"started_at,omitzero"`
+	RestartCount int       `json:"restart_count,omitempty"`
 }
+
+// Started reports whether the snapshot knows when the container started.
+func (c Container) Started() bool { return !c.StartedAt.IsZero() }
 
 // The states of a Docker Engine (and Podman) container. The engine lists
 // every container whatever its state, and so does a snapshot.
@@ -239,7 +253,9 @@ type inspectEntry struct {
 	OS          string          `json:"Os"`
 	Arch        string          `json:"Architecture"`
 	Variant     string          `json:"Variant"`
-	Config      *struct {
+	// RestartCount is a container's (top level in docker inspect).
+	RestartCount int `json:"RestartCount"`
+	Config       *struct {
 		Image  string            `json:"Image"`
 		Labels map[string]string `json:"Labels"`
 	} `json:"Config"`
@@ -261,12 +277,18 @@ func parseInspect(data []byte, base int64, trimmed []byte, hostName string) (*Sn
 		switch {
 		case len(e.State) > 0:
 			var st struct {
-				Status string `json:"Status"`
+				Status    string `json:"Status"`
+				StartedAt string `json:"StartedAt"`
 			}
 			if err := json.Unmarshal(e.State, &st); err != nil {
 				return nil, fmt.Errorf("docker inspect entry %d: reading State: %w", n, err)
 			}
-			c := Container{ID: e.ID, Name: strings.TrimPrefix(e.Name, "/"), ImageID: e.Image, State: st.Status, Labels: labels}
+			c := Container{ID: e.ID, Name: strings.TrimPrefix(e.Name, "/"), ImageID: e.Image, State: st.Status, Labels: labels, RestartCount: e.RestartCount}
+			started, err := ParseStartedAt(st.StartedAt)
+			if err != nil {
+				return nil, fmt.Errorf("docker inspect container %s: %w", c.Name, err)
+			}
+			c.StartedAt = started
 			if e.Config != nil {
 				c.Image = e.Config.Image
 			}
@@ -290,6 +312,24 @@ func parseInspect(data []byte, base int64, trimmed []byte, hostName string) (*Sn
 	}
 	s.Normalise()
 	return s, nil
+}
+
+// ParseStartedAt reads an engine's State.StartedAt (RFC 3339 with
+// nanoseconds): "" and the engine's zero date ("0001-01-01T00:00:00Z",
+// a container never started) are the zero time; a date is returned in
+// UTC.
+func ParseStartedAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("started at %q: %w", s, err)
+	}
+	if t.Year() <= 1 {
+		return time.Time{}, nil
+	}
+	return t.UTC(), nil
 }
 
 // SnapshotFile is a host read from a snapshot file.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 
@@ -128,6 +129,13 @@ type Observation struct {
 	// is pulled by digest; no host resolved Image.Tag, which is only the
 	// deployer's word (a claim, as a tag in a lock line is).
 	TagClaimed bool
+	// StartedAt and RestartCount are the container's, as its engine
+	// reports them (host.Container), when the host was read with them;
+	// zero otherwise. Of replicas, StartedAt is the latest start (zero
+	// when one replica's is unknown) and RestartCount the largest: how
+	// long all of them have run. Neither is part of the lock.
+	StartedAt    time.Time
+	RestartCount int
 }
 
 // Running reports whether the container runs now (running, paused or
@@ -178,7 +186,8 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		done[k] = true
 		img, claimed := containerImage(m.Image, s, c)
 		if c.Workload == "" {
-			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: img, TagClaimed: claimed})
+			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: img, TagClaimed: claimed,
+				StartedAt: c.StartedAt, RestartCount: c.RestartCount})
 			return
 		}
 		where := c.Workload + "/" + c.Name
@@ -187,9 +196,19 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		if !ok {
 			i = len(obs)
 			group[g] = i
-			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img, TagClaimed: claimed})
+			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img, TagClaimed: claimed,
+				StartedAt: c.StartedAt, RestartCount: c.RestartCount})
 		}
 		o := &obs[i]
+		if ok {
+			switch {
+			case o.StartedAt.IsZero() || c.StartedAt.IsZero():
+				o.StartedAt = time.Time{}
+			case c.StartedAt.After(o.StartedAt):
+				o.StartedAt = c.StartedAt
+			}
+			o.RestartCount = max(o.RestartCount, c.RestartCount)
+		}
 		if c.Pod == "" {
 			return // read from a template: no replica
 		}

@@ -53,7 +53,7 @@ func Hosts(c *catalogue.Catalogue, o Options, only string) (map[string]observe.H
 			k := h.Kubernetes
 			hosts[h.Name] = kubernetes.Reusing(kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText, Timeout: o.Timeout})
 		default:
-			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, Context: h.Context, CertPath: h.CertPath, TLSVerify: h.TLSVerify, Timeout: o.Timeout}
+			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, Context: h.Context, CertPath: h.CertPath, TLSVerify: h.TLSVerify, Timeout: o.Timeout, StartTimes: o.StartTimes}
 		}
 	}
 	return hosts, nil

@@ -25,4 +25,8 @@ type Options struct {
 	// host, all its requests together (--host-timeout; default 2m).
 	HostConcurrency int
 	HostTimeout     time.Duration
+	// StartTimes reads each live container's start and restart count
+	// (an inspect per container on a Docker or Podman host): pin promote
+	// and pin status ask; pin resolve does not.
+	StartTimes bool
 }

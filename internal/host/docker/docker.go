@@ -56,6 +56,14 @@ type Host struct {
 	// Timeout bounds each call to the engine; zero means DefaultTimeout.
 	Timeout time.Duration
 
+	// StartTimes reads each container's start and restart count
+	// (host.Container.StartedAt and RestartCount, from the engine's
+	// State.StartedAt and RestartCount): an inspect per container, at
+	// most InspectConcurrency at once with the image inspects, so only
+	// the commands that need them ask (pin promote, pin status, pin
+	// observe); pin resolve's calls stay what they were.
+	StartTimes bool
+
 	// Calls, when set, counts the calls Observe makes to the engine.
 	Calls *Calls
 
@@ -76,6 +84,7 @@ type Host struct {
 // reference from its configuration (Config.Image). A container created
 // from an image ID keeps it: its inspect says the same. A container
 // removed between the list and its inspect keeps what the list said.
+// With StartTimes, every container is inspected, for its start.
 func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	timeout := cmp.Or(h.Timeout, DefaultTimeout)
 	e, err := h.resolve()
@@ -132,10 +141,10 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 		}
 	}
 	ids := map[string]bool{}
-	var byID []int // the containers the list names by image ID
+	var inspect []int // the containers to inspect: those the list names by image ID, or all
 	for _, c := range list {
-		if c.ImageID != "" && c.Image == c.ImageID {
-			byID = append(byID, len(snap.Containers))
+		if c.ImageID != "" && c.Image == c.ImageID || h.StartTimes {
+			inspect = append(inspect, len(snap.Containers))
 		}
 		snap.Containers = append(snap.Containers, host.Container{
 			ID:      c.ID,
@@ -153,8 +162,9 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(InspectConcurrency)
-	for _, i := range byID {
+	for _, i := range inspect {
 		c := &snap.Containers[i] // each goroutine writes its own element
+		byID := c.ImageID != "" && c.Image == c.ImageID
 		g.Go(func() error {
 			h.Calls.add(containerInspectCall)
 			resp, err := call(gctx, timeout, func(ctx context.Context) (container.InspectResponse, error) {
@@ -166,8 +176,18 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 			if err != nil {
 				return fail("inspecting container "+c.Name, err)
 			}
-			if resp.Config != nil && resp.Config.Image != "" {
+			if byID && resp.Config != nil && resp.Config.Image != "" {
 				c.Image = resp.Config.Image
+			}
+			if h.StartTimes && resp.ContainerJSONBase != nil {
+				c.RestartCount = resp.RestartCount
+				if resp.State != nil {
+					started, err := host.ParseStartedAt(resp.State.StartedAt)
+					if err != nil {
+						return fail("inspecting container "+c.Name, err)
+					}
+					c.StartedAt = started
+				}
 			}
 			return nil
 		})
@@ -225,7 +245,7 @@ type CallCounts struct {
 	Ping             int // HEAD /_ping (GET where HEAD fails): one per Observe, first
 	Info             int // GET /info: one per Observe
 	ContainerList    int // GET /containers/json?all=1: one per Observe
-	ContainerInspect int // GET /containers/{id}/json: one per container the list names by image ID
+	ContainerInspect int // GET /containers/{id}/json: one per container the list names by image ID; with StartTimes, one per container
 	ImageInspect     int // GET /images/{id}/json: one per distinct image ID
 }
 

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/internal/promote"
+	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/lock"
+)
+
+type promoteOptions struct {
+	*globalOptions
+	From, To string
+	Modules  []string
+	Pick     string
+	Reason   string
+	Lift     bool
+}
+
+func newPromoteCmd(g *globalOptions, s streams) *cobra.Command {
+	o := &promoteOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "promote FROM TO [MODULE...]",
+		Short: "Carry the builds environment FROM runs into environment TO's lock",
+		Long: `promote sets TO's lock entries to the digest observed running on every
+host of FROM that runs each module (not FROM's lock), and records where it
+came from: the environment, its hosts, when the build started there, and
+the release (a hash over the modules promoted together). It writes only
+TO's lock (pin.lock.TO.hcl), as "pin resolve" writes it.
+
+It refuses, and writes nothing, naming the module and what to do, when
+FROM's hosts run different builds (skew), when the build has run in FROM
+for less than TO's soak (from each container's start as its engine reports
+it: a restart starts it again), when the build fails the module's
+signature policy, when TO runs or locks something newer or unorderable
+(unless the module states allow_downgrade), when FROM runs nothing of a
+module named, or when a module named is held. Modules promoted together
+are one unit: all or nothing.
+
+--pick REF promotes REF (sha256:<digest> or <tag>@sha256:<digest>) for the
+one module named instead, and records a hold (--reason, the words kept in
+the lock): "pin resolve" and later promotions keep it until
+"pin promote --lift FROM TO MODULE..." lifts it. Promotions that name no
+module skip held entries and say so.
+
+Exit codes: 0 promoted (or nothing to do), 1 refused, 2 bad input, 3 a
+host or registry could not be reached.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.From, o.To, o.Modules = args[0], args[1], args[2:]
+			return runPromote(cmd.Context(), o, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Pick, "pick", "", "promote this image (sha256:<digest> or <tag>@sha256:<digest>) for the one module named, and hold it")
+	f.StringVar(&o.Reason, "reason", "", "with --pick: why, kept in the lock as the hold")
+	f.BoolVar(&o.Lift, "lift", false, "lift the holds of the modules named in TO's lock, and change nothing else")
+	return cmd
+}
+
+// loadStarts is load, with the hosts (all, or host alone) read with
+// their containers' starts: pin promote, pin status and pin observe
+// (which publishes them) need them, pin resolve does not.
+func loadStarts(ctx context.Context, g *globalOptions, s streams, host string) (*source.Inputs, error) {
+	req := source.Request{Catalogue: g.Catalogue, Lock: g.Lock, Options: g.sourceOptions(), Host: host}
+	req.Options.StartTimes = true
+	in, warnings, err := source.Load(ctx, req)
+	if in != nil {
+		skippedHosts(s, in.Skipped)
+	}
+	return in, loadError(s, in, warnings, err)
+}
+
+// envOf is a catalogue environment as package promote reads it.
+func envOf(e *catalogue.Environment) promote.Env {
+	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak}
+}
+
+// environmentPair is FROM and TO, checked.
+func environmentPair(cat *catalogue.Catalogue, from, to string) (*catalogue.Environment, *catalogue.Environment, error) {
+	var known []string
+	for _, e := range cat.Environments {
+		known = append(known, e.Name)
+	}
+	for _, n := range []string{from, to} {
+		if cat.Environment(n) == nil {
+			return nil, nil, withCode(exitInput, &source.UnknownEnvironmentError{Environment: n, Known: known})
+		}
+	}
+	if from == to {
+		return nil, nil, withCode(exitInput, fmt.Errorf("promote %s %s: name two environments", from, to))
+	}
+	return cat.Environment(from), cat.Environment(to), nil
+}
+
+func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
+	if o.Lift && o.Pick != "" {
+		return withCode(exitInput, errors.New("--lift and --pick: lift a hold, or pick a build, not both"))
+	}
+	unlock, err := lockDir(ctx, o.Lock, s)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	in, err := loadStarts(ctx, o.globalOptions, s, "")
+	if err != nil {
+		return err
+	}
+	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
+		return err
+	}
+	from, to, err := environmentPair(in.Catalogue, o.From, o.To)
+	if err != nil {
+		return err
+	}
+	envs, err := in.Environments(o.Lock, []string{o.To})
+	if err != nil {
+		return withCode(exitInput, err)
+	}
+	toEnv := envs[0]
+	if o.Lift {
+		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		return writePromoted(s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To))
+	}
+	rin := toEnv.Input(o.now())
+	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
+		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	if o.Pick != "" {
+		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
+	}
+	res, err := promote.Promote(ctx, pin)
+	requestSummary(o.globalOptions, s, in.Registries)
+	if err != nil {
+		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Path))
+	}
+	var b strings.Builder
+	writePromotion(&b, o, res)
+	if res.Refused() {
+		io.WriteString(s.Out, b.String())
+		var names []string
+		for _, r := range res.Refusals {
+			fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(r.Error()))
+			names = append(names, fmt.Sprintf("%q", r.Module))
+		}
+		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
+	}
+	return writePromoted(s, toEnv, res.Lock(), b.String())
+}
+
+// writePromoted writes TO's lock when it changed, and says what it did.
+func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) error {
+	changed := lock.Sum(l) != env.LockSum
+	if changed {
+		if _, err := lock.WriteFile(env.Path, lock.Format(l)); err != nil {
+			return withCode(exitInput, err)
+		}
+	}
+	fmt.Fprint(s.Out, sanitize(strings.TrimRight(report, "\n")+"\n"))
+	if changed {
+		fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(env.Path))
+	} else {
+		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Path))
+	}
+	return nil
+}
+
+// writePromotion renders what a promotion decided, one module a line.
+func writePromotion(b *strings.Builder, o *promoteOptions, res *promote.Result) {
+	fmt.Fprintf(b, "Promotion %s → %s", o.From, o.To)
+	if res.Release != "" {
+		fmt.Fprintf(b, " (release %s)", res.Release)
+	}
+	b.WriteString(":\n")
+	for _, e := range res.Entries {
+		old := "(none)"
+		if e.Old != nil {
+			old = e.Old.Ref()
+		}
+		verb := "promote"
+		if !e.Changed() {
+			verb = "unchanged"
+		}
+		fmt.Fprintf(b, "  %-9s %s: %s → %s\n", verb, e.Module, old, e.New.Ref())
+		fmt.Fprintf(b, "            %s\n", e.New.Reason)
+		if e.New.Hold != "" {
+			fmt.Fprintf(b, "            held: %s\n", e.New.Hold)
+		}
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(b, "  skipped   %s: %s (%s)\n", sk.Module, sk.Why, sk.Kind)
+	}
+	for _, r := range res.Refusals {
+		fmt.Fprintf(b, "  refused   %s (%s): %s\n", r.Module, r.Kind, r.Why)
+	}
+}

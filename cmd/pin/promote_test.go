@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The clock of pin() in tests: 2026-12-01T00:00:00Z.
+var testNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+const promoteModules = `module "app" {
+  image  = "registry.example.org/team/app"
+  policy = "at-least-running"
+  runs_on "s1" { container = "app" }
+  runs_on "s2" { container = "app" }
+  runs_on "p1" { container = "app" }
+}
+
+environment "staging" {
+  hosts = ["s1", "s2"]
+}
+
+environment "production" {
+  hosts = ["p1"]
+  from  = "staging"
+  soak  = "24h"
+}
+`
+
+// runsSince sets what host h runs for app, started ago before the
+// tests' clock (0: no container).
+func (w *envWorld) runsSince(h, version string, ago time.Duration) {
+	delete(w.hosts, h)
+	if version == "" {
+		w.hosts[h] = nil
+		return
+	}
+	w.run(h, "app", envApp, envApp+":"+version, w.builds[version])
+	w.hosts[h].Containers[0].StartedAt = testNow.Add(-ago)
+}
+
+func (w *envWorld) writePromote() {
+	for h, s := range w.hosts {
+		if s == nil {
+			w.hosts[h] = nil
+			delete(w.hosts, h)
+			w.run(h, "other", envApp+"-other", envApp+"-other:1", w.builds["1.0.0"])
+		}
+	}
+	w.world.write([]string{"registry.example.org"}, promoteModules)
+}
+
+// TestPromoteStagingToProduction: staging runs a newer build than
+// production; status shows it; promote writes production's entry with
+// that build and where it came from; each refusal leaves every lock byte
+// for byte as it was.
+func TestPromoteStagingToProduction(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.3.0", 48*time.Hour)
+	w.runsSince("s2", "1.3.0", 30*time.Hour)
+	w.runsSince("p1", "1.2.0", 100*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.2.0" {
+		t.Fatalf("production locks %s", p)
+	}
+
+	// status: production is behind staging.
+	r := pin(t, w.dir, "status", "--format", "json")
+	if r.code != exitFindings {
+		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json", r.stdout)
+	var st statusOutput
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Modules) != 1 || len(st.Modules[0].Cells) != 2 {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	prod := st.Modules[0].Cells[1]
+	if prod.Environment != "production" || prod.Previous == nil || prod.Previous.Digest != w.builds["1.3.0"].digest || !strings.Contains(strings.Join(prod.Findings, ","), "behind-previous") || prod.Hosts != 1 {
+		t.Errorf("production cell: %+v", prod)
+	}
+	if stg := st.Modules[0].Cells[0]; stg.Hosts != 2 || stg.Since != "2026-11-29T18:00:00Z" || len(stg.Runs) != 1 {
+		t.Errorf("staging cell: %+v", stg)
+	}
+	if r := pin(t, w.dir, "status"); !strings.Contains(r.stdout, "behind-previous") || r.code != exitFindings {
+		t.Errorf("status table: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := pin(t, w.dir, "status", "--format", "github"); !strings.Contains(r.stdout, "::error title=app in production%3A behind-previous::") {
+		t.Errorf("status annotations:\n%s", r.stdout)
+	}
+
+	// promote: production's entry is staging's build, with provenance.
+	r = pin(t, w.dir, "promote", "staging", "production")
+	if r.code != exitOK {
+		t.Fatalf("promote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.3.0" {
+		t.Errorf("production locks %s after the promotion\n%s", p, r.stdout)
+	}
+	lf := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
+	for _, want := range []string{"  promoted {\n", `from    = "staging"`, `hosts   = ["s1", "s2"]`, `since   = "2026-11-29T00:00:00Z"`, `release = "sha256:`} {
+		if !strings.Contains(lf, want) {
+			t.Errorf("production lock lacks %q:\n%s", want, lf)
+		}
+	}
+	// Promoted, not yet deployed: not rolled out (a warning), no longer
+	// behind; deployed, nothing to report.
+	if r := pin(t, w.dir, "status"); r.code != exitOK || !strings.Contains(r.stdout, "not-rolled-out") || strings.Contains(r.stdout, "behind-previous") {
+		t.Errorf("status after the promotion: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	w.runsSince("p1", "1.3.0", time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "status"); r.code != exitOK || strings.Contains(r.stdout, "not-rolled-out") {
+		t.Errorf("status after the rollout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "status", "--format", "json")
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json, promoted", r.stdout)
+	if !strings.Contains(r.stdout, `"promoted": {`) {
+		t.Errorf("status shows no provenance:\n%s", r.stdout)
+	}
+	// Promoting again changes nothing.
+	before := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
+	if r := pin(t, w.dir, "promote", "staging", "production"); r.code != exitOK || readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl")) != before {
+		t.Errorf("promoting again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestPromoteRefusalsKeepLocks: each refusal names the module, exits 1
+// and leaves both lock files byte-identical.
+func TestPromoteRefusalsKeepLocks(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		s1, s2, p1   string
+		s1Ago, s2Ago time.Duration
+		args         []string
+		want         string
+	}{
+		{"skew", "1.3.0", "1.2.0", "1.1.0", 48 * time.Hour, 48 * time.Hour, nil, "(skew)"},
+		{"soak", "1.3.0", "1.3.0", "1.1.0", 48 * time.Hour, 12 * time.Hour, nil, "(soak)"},
+		{"floor", "1.2.0", "1.2.0", "1.3.0", 48 * time.Hour, 48 * time.Hour, nil, "(floor)"},
+		{"nothing", "", "", "1.1.0", 0, 0, []string{"app"}, "(nothing-in-from)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEnvWorld(t)
+			w.runsSince("s1", "1.0.0", 100*time.Hour)
+			w.runsSince("s2", "1.0.0", 100*time.Hour)
+			w.runsSince("p1", tc.p1, 100*time.Hour)
+			w.writePromote()
+			if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+				t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			w.runsSince("s1", tc.s1, tc.s1Ago)
+			w.runsSince("s2", tc.s2, tc.s2Ago)
+			w.writePromote()
+			files := []string{"pin.lock.staging.hcl", "pin.lock.production.hcl"}
+			before := map[string]string{}
+			for _, f := range files {
+				before[f] = readFileT(t, filepath.Join(w.dir, f))
+			}
+			r := pin(t, w.dir, append([]string{"promote", "staging", "production"}, tc.args...)...)
+			if r.code != exitFindings || !strings.Contains(r.stderr, `module "app": refusing to promote `+tc.want) || !strings.Contains(r.stderr, "left unchanged") {
+				t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			for _, f := range files {
+				if after, _ := os.ReadFile(filepath.Join(w.dir, f)); string(after) != before[f] {
+					t.Errorf("%s changed on a refusal", f)
+				}
+			}
+		})
+	}
+}
