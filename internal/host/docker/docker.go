@@ -3,6 +3,7 @@ package docker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -108,10 +109,17 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	// before the inspects, not three.
 	h.Calls.add(pingCall)
 	ping, err := call(ctx, timeout, cli.Ping)
-	if err != nil {
+	switch {
+	case err == nil:
+		cli.NegotiateAPIVersionPing(ping)
+	case client.IsErrConnectionFailed(err) || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 		return nil, fail("reading engine info", err)
+	default:
+		// The engine answered, with an error: its answer to /info says
+		// what is wrong in its own words, which a ping's cannot (a HEAD
+		// has no body). The client negotiates again there, as Moby's
+		// NegotiateAPIVersion leaves it when a ping fails.
 	}
-	cli.NegotiateAPIVersionPing(ping)
 	var (
 		info             system.Info
 		list             []container.Summary

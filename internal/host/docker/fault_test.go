@@ -238,3 +238,19 @@ func TestObserveDownEngineOnePing(t *testing.T) {
 		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 }
+
+// TestObserveEngineErrorInItsWords: an engine that answers every request
+// with an error, the ping too, is named with its own words (the body of
+// its answer to /info), not the ping's bodiless status.
+func TestObserveEngineErrorInItsWords(t *testing.T) {
+	t.Parallel()
+	addr := faultproxy.Engine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"message":"disk on fire"}`)
+	}))
+	_, err := Host{Name: "broken", Addr: addr, Timeout: time.Second}.Observe(context.Background())
+	if want := "reading engine info: Error response from daemon: disk on fire"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Observe: %v, want %q", err, want)
+	}
+}

@@ -40,7 +40,8 @@ func TestObserveStates(t *testing.T) {
 	t.Cleanup(func() { cli.ContainerUnpause(context.Background(), paused) })
 	want[paused] = host.StatePaused
 
-	snap, err := Host{Name: "mesh-test", Addr: addr}.Observe(ctx)
+	// With start times: the inspect array below carries them.
+	snap, err := Host{Name: "mesh-test", Addr: addr, StartTimes: true}.Observe(ctx)
 	if err != nil {
 		t.Fatalf("Observe: %v", err)
 	}
