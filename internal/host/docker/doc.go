@@ -19,12 +19,16 @@
 // hostname …"), not its warnings or the host's login banner; errors.Unwrap
 // still reaches the connection helper's error, stderr and all.
 //
-// Observe costs one version ping, one Info (to learn the image store:
-// "containerd" when the containerd snapshotter is on, else "classic"), one
-// container list with every container whatever its state, one image inspect
-// per distinct image ID, and one container inspect per container that the
-// list names by image ID instead of the reference it was created from (its
-// tag has moved to another image, or its image was removed): that inspect
+// Observe costs one version ping, one container list with every container
+// whatever its state, one image inspect per distinct image ID, and one
+// container inspect per container that the list names by image ID instead
+// of the reference it was created from (its tag has moved to another
+// image, or its image was removed). The image store ("containerd" when the
+// containerd snapshotter is on, else "classic") is read from /info, at
+// once with the list, only where the ping cannot say it: an engine whose
+// newest API is 1.41 or older (Docker Engine 20.10, Podman) has only the
+// classic store, and at API 1.48 and later the inspects' descriptors say
+// it; /info is the engine's slowest answer. The container inspect
 // recovers the reference. Inspects run a few at a time. Host.Calls counts
 // the calls by kind.
 //

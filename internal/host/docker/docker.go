@@ -104,9 +104,11 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 
 	// One round trip first: the ping, which finds a down engine and says
 	// which API version it speaks (negotiated here, once, unless
-	// DOCKER_API_VERSION fixes it). Then the engine's info and the
-	// container list at once, as neither needs the other: two round trips
-	// before the inspects, not three.
+	// DOCKER_API_VERSION fixes it). Then the container list, and the
+	// engine's info at once with it only where the ping cannot say the
+	// image store (storeSourceOf): two round trips before the inspects,
+	// not three, and no wait for /info, the engine's slowest answer,
+	// where its age or the inspects say the store.
 	h.Calls.add(pingCall)
 	ping, err := call(ctx, timeout, cli.Ping)
 	switch {
@@ -120,15 +122,18 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 		// has no body). The client negotiates again there, as Moby's
 		// NegotiateAPIVersion leaves it when a ping fails.
 	}
+	store := storeSourceOf(err == nil, ping.APIVersion, cli.ClientVersion())
 	var (
 		info             system.Info
 		list             []container.Summary
 		infoErr, listErr error
 		wg               sync.WaitGroup
 	)
-	h.Calls.add(infoCall)
+	if store == storeFromInfo {
+		h.Calls.add(infoCall)
+		wg.Go(func() { info, infoErr = call(ctx, timeout, cli.Info) })
+	}
 	h.Calls.add(containerListCall)
-	wg.Go(func() { info, infoErr = call(ctx, timeout, cli.Info) })
 	wg.Go(func() {
 		list, listErr = call(ctx, timeout, func(ctx context.Context) ([]container.Summary, error) {
 			// All: every state, not only running containers.
@@ -143,10 +148,8 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 		return nil, fail("listing containers", listErr)
 	}
 	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: h.Name, ImageStore: "classic"}
-	for _, kv := range info.DriverStatus {
-		if kv[0] == "driver-type" && kv[1] == "io.containerd.snapshotter.v1" {
-			snap.ImageStore = "containerd"
-		}
+	if store == storeFromInfo {
+		snap.ImageStore = storeOfInfo(info)
 	}
 	ids := map[string]bool{}
 	var inspect []int // the containers to inspect: those the list names by image ID, or all
@@ -167,7 +170,10 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 		}
 	}
 
-	var mu sync.Mutex
+	var (
+		mu        sync.Mutex
+		inspected []image.InspectResponse // the image inspects, for storeOfImages
+	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(InspectConcurrency)
 	for _, i := range inspect {
@@ -219,11 +225,15 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			snap.Images = append(snap.Images, img)
+			inspected = append(inspected, resp)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	if store == storeFromImages {
+		snap.ImageStore = storeOfImages(list, inspected)
 	}
 	snap.Normalise()
 	return snap, nil
@@ -251,7 +261,7 @@ const (
 // CallCounts is what a Calls has counted.
 type CallCounts struct {
 	Ping             int // HEAD /_ping (GET where HEAD fails): one per Observe, first
-	Info             int // GET /info: one per Observe
+	Info             int // GET /info: one per Observe where the ping cannot say the image store (API 1.42 to 1.47, or an engine whose ping failed)
 	ContainerList    int // GET /containers/json?all=1: one per Observe
 	ContainerInspect int // GET /containers/{id}/json: one per container the list names by image ID; with StartTimes, one per container
 	ImageInspect     int // GET /images/{id}/json: one per distinct image ID

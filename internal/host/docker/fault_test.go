@@ -174,9 +174,10 @@ func TestObserveOneBrokenOneReal(t *testing.T) {
 	}
 }
 
-// TestObserveInfoAndListAtOnce: after the ping, the engine's info and the
-// container list are asked at once. The fake engine answers neither until
-// it has both: read one after the other, Observe would time out.
+// TestObserveInfoAndListAtOnce: after the ping, where the engine's info is
+// asked (API 1.42 to 1.47: the ping cannot say the image store), it and
+// the container list are asked at once. The fake engine answers neither
+// until it has both: read one after the other, Observe would time out.
 func TestObserveInfoAndListAtOnce(t *testing.T) {
 	t.Parallel()
 	var arrived sync.WaitGroup
@@ -185,7 +186,7 @@ func TestObserveInfoAndListAtOnce(t *testing.T) {
 	go func() { arrived.Wait(); close(both) }()
 	var pings atomic.Int32
 	addr := faultproxy.Engine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Api-Version", "1.41")
+		w.Header().Set("Api-Version", "1.45")
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/_ping"):

@@ -75,7 +75,7 @@ func TestObserveRecoversReference(t *testing.T) {
 	if d := cmp.Diff(wantSeen, seen); d != "" {
 		t.Errorf("requests past /info (-want +got):\n%s", d)
 	}
-	if got, want := calls.Counts(), (CallCounts{Ping: 1, Info: 1, ContainerList: 1, ContainerInspect: 3, ImageInspect: 2}); got != want {
+	if got, want := calls.Counts(), (CallCounts{Ping: 1, ContainerList: 1, ContainerInspect: 3, ImageInspect: 2}); got != want {
 		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 
