@@ -53,7 +53,7 @@ type Container struct {
 	// restarted it under its restart policy (a restart by hand, docker
 	// restart, is not counted by the engine; it shows in StartedAt).
 	// Reading them costs an inspect per container, so an adapter reads
-	// them only when asked (docker.Host.StartTimes); zero otherwise,
+	// them only when asked (docker.Host.StartTimes, kubernetes.Host.StartTimes); zero otherwise,
 	// and for a container never started. Both are left out of the JSON
 	// when zero, so files written before them read, and write, alike.
 	StartedAt    time.Time `json:"started_at,omitzero"`

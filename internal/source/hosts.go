@@ -51,7 +51,7 @@ func Hosts(c *catalogue.Catalogue, o Options, only string) (map[string]observe.H
 			hosts[h.Name] = offlineHost(h.Name)
 		case h.Kubernetes != nil:
 			k := h.Kubernetes
-			hosts[h.Name] = kubernetes.Reusing(kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText, Timeout: o.Timeout})
+			hosts[h.Name] = kubernetes.Reusing(kubernetes.Host{Name: h.Name, Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace, Selector: k.SelectorText, Timeout: o.Timeout, StartTimes: o.StartTimes})
 		default:
 			hosts[h.Name] = docker.Host{Name: h.Name, Addr: h.Docker, Context: h.Context, CertPath: h.CertPath, TLSVerify: h.TLSVerify, Timeout: o.Timeout, StartTimes: o.StartTimes}
 		}

@@ -46,6 +46,13 @@ type Host struct {
 	Selector string
 	// Timeout bounds each request; zero means DefaultTimeout.
 	Timeout time.Duration
+	// StartTimes fills each container's StartedAt and RestartCount from
+	// the kubelet's report (the container state's startedAt, its
+	// restartCount), as docker.Host.StartTimes does from the engine: the
+	// pod list already carries them, so they cost nothing, but a
+	// snapshot holds them only when asked (pin promote, pin status, pin
+	// observe), and other snapshots stay as they were.
+	StartTimes bool
 
 	// wrap, when set, wraps the HTTP transport: tests count requests.
 	wrap func(http.RoundTripper) http.RoundTripper
@@ -135,13 +142,13 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	if err != nil {
 		return nil, fail("listing workloads", err)
 	}
-	return snapshot(h.Name, pods, owners, idle), nil
+	return snapshot(h.Name, pods, owners, idle, h.StartTimes), nil
 }
 
 // snapshot turns pods into a host.Snapshot; owners maps a pod's controller
 // to the workload it belongs to (see owners.workload), and idle are the
 // workloads scaled to zero, read from their templates.
-func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWorkload) *host.Snapshot {
+func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWorkload, startTimes bool) *host.Snapshot {
 	snap := &host.Snapshot{Schema: host.SnapshotSchema, Host: hostName, Containers: []host.Container{}, Images: []host.Image{}}
 	images := map[string]*host.Image{}
 	seenRepoDigest := map[string]bool{}
@@ -165,6 +172,10 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 				Workload: workload,
 				Pod:      p.Name,
 			})
+			if startTimes {
+				c := &snap.Containers[len(snap.Containers)-1]
+				c.StartedAt, c.RestartCount = startedAt(st), int(st.RestartCount)
+			}
 			img := images[digest]
 			if img == nil {
 				img = &host.Image{ID: digest}
@@ -231,6 +242,19 @@ func splitImageID(s string) (repo, digest string) {
 
 // state is the container's state word: "running" when the kubelet says it
 // runs and the pod is Running, else the kubelet's reason.
+// startedAt is when the kubelet last started the container, in UTC: a
+// running container's start, or a terminated one's; zero for one waiting
+// (never started, or between two runs: its last start is not reported).
+func startedAt(st corev1.ContainerStatus) time.Time {
+	switch {
+	case st.State.Running != nil:
+		return st.State.Running.StartedAt.UTC()
+	case st.State.Terminated != nil:
+		return st.State.Terminated.StartedAt.UTC()
+	}
+	return time.Time{}
+}
+
 func state(p *corev1.Pod, st corev1.ContainerStatus) string {
 	with := func(word, reason string) string {
 		if reason == "" {
