@@ -79,3 +79,48 @@ func TestSpentWordsFollowTheContent(t *testing.T) {
 		t.Errorf("the same image by another digest: new %v, refusal %v", d.New(), d.Refusal())
 	}
 }
+
+// TestJudgeCatalogueWordsAcceptOneDowngrade: the catalogue's words given
+// to Judge as such (Override.Catalogue, as pin promote gives them) follow
+// Resolve's rule: spent on the downgrade the lock records, they do not
+// accept another below a container that started a newer image since;
+// new words do. Words given for one replacement (an annotation) are not
+// the catalogue's and are not held to it.
+func TestJudgeCatalogueWordsAcceptOneDowngrade(t *testing.T) {
+	ctx := context.Background()
+	reg := newFakeRegistry(repo, "1.22.6+1.22.6", "1.27.3+1.27.3", "1.28.0+1.28.0")
+	pin := word(repo, "1.22.6+1.22.6")
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.Exact, Pin: pinOf("1.22.6", pin), AllowDowngrade: "the 1.27 schema broke reports; restored from the nightly dump"}
+	first := Resolve(ctx, inputOf(m, reg, nil, observed(m, []run{{host: "host-0", word: "1.27.3+1.27.3"}}, nil))).Decisions[0]
+	if first.New() == nil || first.New().AllowDowngrade != m.AllowDowngrade {
+		t.Fatalf("the first downgrade, stated: new %v refusal %v", first.New(), first.Refusal())
+	}
+	old := &lock.Lock{Modules: []*lock.Module{first.New()}}
+	judge := func(running, candidate string, ov Override) *Judgement {
+		t.Helper()
+		in := inputOf(m, reg, old, observed(m, []run{{host: "host-0", word: running}}, nil))
+		j, err := Judge(ctx, in, m, image.Image{Repository: repo, Digest: word(repo, candidate).Digest}, ov)
+		if err != nil {
+			t.Fatalf("Judge: %v", err)
+		}
+		return j
+	}
+	spent := Override{Downgrade: m.AllowDowngrade, Catalogue: true}
+	// Below what the words were spent on: still accepted (the same
+	// downgrade, another build of it).
+	if j := judge("1.27.3+1.27.3", "1.22.6+1.22.6", spent); !j.Allowed() {
+		t.Errorf("the downgrade the words were spent on: refused %v", j.Refusal)
+	}
+	// host-0 runs 1.28.0 now: 1.27.3 below it is another downgrade.
+	j := judge("1.28.0+1.28.0", "1.27.3+1.27.3", spent)
+	if j.Allowed() || j.Refusal == nil || !strings.Contains(j.Refusal.Error(), "A reason accepts one downgrade") {
+		t.Errorf("spent words, another downgrade: allowed %v, refusal %v", j.Allowed(), j.Refusal)
+	}
+	if j := judge("1.28.0+1.28.0", "1.27.3+1.27.3", Override{Downgrade: m.AllowDowngrade}); !j.Allowed() {
+		t.Errorf("the same words as a replacement's own override: refused %v", j.Refusal)
+	}
+	m.AllowDowngrade = "1.28 as well: the same schema bug"
+	if j := judge("1.28.0+1.28.0", "1.27.3+1.27.3", Override{Downgrade: m.AllowDowngrade, Catalogue: true}); !j.Allowed() {
+		t.Errorf("new words: refused %v", j.Refusal)
+	}
+}

@@ -30,6 +30,12 @@ type Override struct {
 	// where the caller reads them (`annotate the object with
 	// pin.dev/allow-downgrade: "<why>"`); refusals end with them.
 	How, HowRestore string
+	// Catalogue says Downgrade and Restore are the module's own
+	// allow_downgrade and restore (pin promote), not words given for this
+	// one replacement (an annotation, a label): as in Resolve, they then
+	// accept one downgrade, and words a previous entry already spent on
+	// another downgrade accept nothing.
+	Catalogue bool
 }
 
 // Judgement is what Judge decided of one new image.
@@ -144,6 +150,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		ordered = image.Image{Repository: newImg.Repository, Digest: newImg.Digest}
 	}
 	var failed *Refusal
+	var spentOn *Floor  // with ov.Catalogue, a floor below which the words were spent on another downgrade
 	unrecorded := false // a floor it fails against that the lock was not held against
 	foreign := newImg.Repository != "" && newImg.Repository != m.Image
 	for _, f := range fl {
@@ -169,6 +176,9 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old != nil && !dc.recordedBy(ctx, old, f) {
 			unrecorded = true
 		}
+		if ov.Catalogue && spentOn == nil && ov.Downgrade == m.AllowDowngrade && dc.spent(ctx, f) {
+			spentOn = &f
+		}
 		if failed == nil {
 			failed = &Refusal{Module: m.Name, Kind: kindOf(res), Chosen: newImg, What: what, Floor: f, Order: res, opts: opts}
 			j.Order = res
@@ -193,7 +203,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old.Restore != "" {
 			j.Reason += "; restore from: " + old.Restore
 		}
-	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)):
+	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)) && spentOn == nil:
 		j.Accepted = failed
 		j.Reason = "downgrade allowed: " + ov.Downgrade
 		if ov.Restore != "" {
@@ -204,6 +214,10 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		// is what to fix; no override is asked for.
 		failed.Kind = KindNotServed
 		failed.fix = dc.notServedFix(ctx, failed)
+		j.Refusal = failed
+	case spentOn != nil:
+		failed.Floor = *spentOn
+		failed.fix = spentFix(m, dc.spender(), *spentOn, dc.label(newImg))
 		j.Refusal = failed
 	default:
 		failed.fix = dc.judgeFix(ctx, failed, ov)

@@ -35,7 +35,7 @@ func TestInvisibleReasonAcceptsNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			if j.Allowed() || !strings.Contains(j.Refusal.Error(), "the override gives no reason in words") {
-				t.Errorf("one_way %v, override %+q: allowed %v (%s), refusal %v", oneWay, ov, j.Allowed(), j.Reason, j.Refusal)
+				t.Errorf("one_way %v, override %+q / restore %+q: allowed %v (%s), refusal %v", oneWay, ov.Downgrade, ov.Restore, j.Allowed(), j.Reason, j.Refusal)
 			}
 		}
 		ov := Override{Downgrade: "Rückkehr zu 1.22: die Suche ist kaputt", Restore: "快照 2026-09-16"}
