@@ -132,13 +132,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		}
 		return writePromoted(s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To))
 	}
-	rin := toEnv.Input(o.now())
-	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
-		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
-	if o.Pick != "" {
-		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
-	}
-	res, err := promote.Promote(ctx, pin)
+	res, err := decidePromotion(ctx, o, in, toEnv, from, to)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
 		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Path))
@@ -155,6 +149,19 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
 	}
 	return writePromoted(s, toEnv, res.Lock(), b.String())
+}
+
+// decidePromotion asks package promote what o promotes: in holds every
+// host read (with starts), toEnv is TO's share (its view, its lock). It
+// is pin promote's and pin propose --promote's one way to decide.
+func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, toEnv *source.Env, from, to *catalogue.Environment) (*promote.Result, error) {
+	rin := toEnv.Input(o.now())
+	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
+		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	if o.Pick != "" {
+		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
+	}
+	return promote.Promote(ctx, pin)
 }
 
 // writePromoted writes TO's lock when it changed, and says what it did.
