@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -130,7 +131,9 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		if err != nil {
 			return withCode(exitInput, err)
 		}
-		return writePromoted(s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To))
+		out := promoteJSON(o, toEnv.Path, nil)
+		out.Lifted = slices.Clone(o.Modules)
+		return writePromoted(o, s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To), out)
 	}
 	res, err := decidePromotion(ctx, o, in, toEnv, from, to)
 	requestSummary(o.globalOptions, s, in.Registries)
@@ -140,7 +143,13 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	var b strings.Builder
 	writePromotion(&b, o, res)
 	if res.Refused() {
-		io.WriteString(s.Out, b.String())
+		if o.Format == "json" {
+			if err := writeJSON(s.Out, promoteJSON(o, toEnv.Path, res)); err != nil {
+				return err
+			}
+		} else {
+			io.WriteString(s.Out, sanitize(b.String()))
+		}
 		var names []string
 		for _, r := range res.Refusals {
 			fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(r.Error()))
@@ -148,7 +157,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		}
 		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
 	}
-	return writePromoted(s, toEnv, res.Lock(), b.String())
+	return writePromoted(o, s, toEnv, res.Lock(), b.String(), promoteJSON(o, toEnv.Path, res))
 }
 
 // decidePromotion asks package promote what o promotes: in holds every
@@ -164,13 +173,18 @@ func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, 
 	return promote.Promote(ctx, pin)
 }
 
-// writePromoted writes TO's lock when it changed, and says what it did.
-func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) error {
+// writePromoted writes TO's lock when it changed, and says what it did:
+// report for people, out as --format json.
+func writePromoted(o *promoteOptions, s streams, env *source.Env, l *lock.Lock, report string, out promoteOutput) error {
 	changed := lock.Sum(l) != env.LockSum
 	if changed {
 		if _, err := lock.WriteFile(env.Path, lock.Format(l)); err != nil {
 			return withCode(exitInput, err)
 		}
+	}
+	if o.Format == "json" {
+		out.Written = changed
+		return writeJSON(s.Out, out)
 	}
 	fmt.Fprint(s.Out, sanitize(strings.TrimRight(report, "\n")+"\n"))
 	if changed {
@@ -179,34 +193,4 @@ func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) erro
 		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Path))
 	}
 	return nil
-}
-
-// writePromotion renders what a promotion decided, one module a line.
-func writePromotion(b *strings.Builder, o *promoteOptions, res *promote.Result) {
-	fmt.Fprintf(b, "Promotion %s → %s", o.From, o.To)
-	if res.Release != "" {
-		fmt.Fprintf(b, " (release %s)", res.Release)
-	}
-	b.WriteString(":\n")
-	for _, e := range res.Entries {
-		old := "(none)"
-		if e.Old != nil {
-			old = e.Old.Ref()
-		}
-		verb := "promote"
-		if !e.Changed() {
-			verb = "unchanged"
-		}
-		fmt.Fprintf(b, "  %-9s %s: %s → %s\n", verb, e.Module, old, e.New.Ref())
-		fmt.Fprintf(b, "            %s\n", e.New.Reason)
-		if e.New.Hold != "" {
-			fmt.Fprintf(b, "            held: %s\n", e.New.Hold)
-		}
-	}
-	for _, sk := range res.Skipped {
-		fmt.Fprintf(b, "  skipped   %s: %s (%s)\n", sk.Module, sk.Why, sk.Kind)
-	}
-	for _, r := range res.Refusals {
-		fmt.Fprintf(b, "  refused   %s (%s): %s\n", r.Module, r.Kind, r.Why)
-	}
 }
