@@ -122,4 +122,3 @@ func writePromotion(b *strings.Builder, o *promoteOptions, res *promote.Result) 
 		fmt.Fprintf(b, "  refused   %s (%s): %s\n", r.Module, r.Kind, r.Why)
 	}
 }
-
