@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // The clock of pin() in tests: 2026-12-01T00:00:00Z.
@@ -259,5 +261,47 @@ func TestTextOnlyCommandsRefuseJSON(t *testing.T) {
 		if r.code != exitInput || r.stdout != "" || !strings.Contains(r.stderr, "pin "+args[0]+" prints text only, and has no --format json: leave out --format json") {
 			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestStatusBehindUpstream: pin status asks the registry for each
+// module's candidate as pin outdated does, by each environment's lock:
+// both environments lock 1.1.0 and the mirror offers up to 1.3.0, so
+// each cell is behind upstream, naming 1.3.0, in the table, the JSON
+// and the annotations; not a failure by default, one with --fail-on.
+func TestStatusBehindUpstream(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.1.0", 48*time.Hour)
+	w.runsSince("s2", "1.1.0", 48*time.Hour)
+	w.runsSince("p1", "1.1.0", 48*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	newest := w.builds["1.3.0"].digest
+	r := pin(t, w.dir, "status", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json, behind upstream", r.stdout)
+	var st statusOutput
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Modules) != 1 || len(st.Modules[0].Cells) != 2 {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	for _, c := range st.Modules[0].Cells {
+		if c.Upstream == nil || c.Upstream.Digest != newest || c.Upstream.Tag != "1.3.0" || strings.Join(c.Findings, ",") != "behind-upstream" {
+			t.Errorf("%s: behind_upstream %+v, findings %v", c.Environment, c.Upstream, c.Findings)
+		}
+	}
+	if r := pin(t, w.dir, "status"); r.code != exitOK || strings.Count(r.stdout, "behind-upstream (upstream offers 1.3.0 ("+image.Short(newest)+"))") != 2 {
+		t.Errorf("status table: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "status", "--format", "github", "--fail-on", "behind-upstream")
+	if r.code != exitFindings || !strings.Contains(r.stdout, "::error title=app in production%3A behind-upstream::module app in production: behind-upstream; locked 1.1.0") ||
+		!strings.Contains(r.stdout, "upstream offers 1.3.0") {
+		t.Errorf("status annotations: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
