@@ -51,6 +51,11 @@ the lock): "pin resolve" and later promotions keep it until
 "pin promote --lift FROM TO MODULE..." lifts it. Promotions that name no
 module skip held entries and say so.
 
+--format json writes what was decided as docs/schema/promote.schema.json
+describes it, refusals included. To promote through a reviewed pull
+request instead of writing the lock here: pin propose --environment TO
+--promote FROM [MODULE...].
+
 Exit codes: 0 promoted (or nothing to do), 1 refused, 2 bad input, 3 a
 host or registry could not be reached.`,
 		Args: cobra.MinimumNArgs(2),

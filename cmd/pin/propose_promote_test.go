@@ -176,3 +176,36 @@ func TestProposePromotion(t *testing.T) {
 		t.Errorf("--promote without --environment: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestProposePromotionPick: --pick and --reason carry a manual pick
+// through the request, its hold in the entry and the body; without
+// --promote they are refused.
+func TestProposePromotionPick(t *testing.T) {
+	gitUser(t)
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.3.0", 48*time.Hour)
+	w.runsSince("s2", "1.3.0", 48*time.Hour)
+	w.runsSince("p1", "1.1.0", 100*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	promoteCheckout(t, w)
+	d12 := w.builds["1.2.0"].digest
+	r := pin(t, w.dir, "propose", "--environment", "production", "--promote", "staging", "--pick", "1.2.0@"+d12, "--reason", "1.3.0 leaks memory", "--dry-run", "--format", "json", "app")
+	if r.code != exitOK {
+		t.Fatalf("pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	validate(t, proposeSchema(t), "propose --promote --pick", r.stdout)
+	var out proposeOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Proposals) != 1 || len(out.Proposals[0].Modules) != 1 {
+		t.Fatalf("pick: %v\n%s", err, r.stdout)
+	}
+	m := out.Proposals[0].Modules[0]
+	if m.To.Digest != d12 || m.Hold != "1.3.0 leaks memory" || !strings.Contains(out.Proposals[0].Body, "held: 1.3.0 leaks memory") {
+		t.Errorf("pick: to %s, hold %q\n%s", m.To.Digest, m.Hold, out.Proposals[0].Body)
+	}
+	if r := pin(t, w.dir, "propose", "--environment", "production", "--pick", "1.2.0@"+d12, "--dry-run"); r.code != exitInput || !strings.Contains(r.stderr, "give --promote FROM") {
+		t.Errorf("--pick without --promote: exit %d\n%s", r.code, r.stderr)
+	}
+}
