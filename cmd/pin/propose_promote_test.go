@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
 // promoteCheckout makes w's folder a git checkout of a bare remote's
@@ -207,5 +209,49 @@ func TestProposePromotionPick(t *testing.T) {
 	}
 	if r := pin(t, w.dir, "propose", "--environment", "production", "--pick", "1.2.0@"+d12, "--dry-run"); r.code != exitInput || !strings.Contains(r.stderr, "give --promote FROM") {
 		t.Errorf("--pick without --promote: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestProposePromotionGitea: the promotion's request on a real Gitea,
+// opened through its API, read back, and left unchanged by a second run.
+func TestProposePromotionGitea(t *testing.T) {
+	gitUser(t)
+	g := testenv.GiteaServer(t)
+	t.Setenv("GITEA_TOKEN", g.Token(t))
+	repo, url := g.NewRepo(t, "promotion")
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.3.0", 48*time.Hour)
+	w.runsSince("s2", "1.3.0", 30*time.Hour)
+	w.runsSince("p1", "1.2.0", 100*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	gitIn(t, w.dir, "init", "--quiet", "-b", "main")
+	gitIn(t, w.dir, "add", "-A")
+	gitIn(t, w.dir, "commit", "--quiet", "-m", "two environments, locked")
+	gitIn(t, w.dir, "remote", "add", "origin", url)
+	// The new repository holds a first commit of Gitea's: replaced.
+	gitIn(t, w.dir, "push", "--quiet", "--force", "origin", "main")
+	gitIn(t, w.dir, "fetch", "--quiet", "origin")
+	gitIn(t, w.dir, "branch", "--quiet", "--set-upstream-to=origin/main", "main")
+
+	args := []string{"propose", "--environment", "production", "--promote", "staging", "--forge", "gitea"}
+	r := pin(t, w.dir, args...)
+	if r.code != exitOK || !strings.Contains(r.stdout, " opened: "+g.URL+"/"+g.User+"/"+repo+"/pulls/") {
+		t.Fatalf("first run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	prs := giteaPulls(t, g, repo)
+	if len(prs) != 1 || prs[0].State != "open" || prs[0].Head.Ref != "pin/promote-staging-production" || prs[0].Base.Ref != "main" ||
+		prs[0].Title != "pin: promote app 1.3.0 from staging to production" || !strings.Contains(prs[0].Body, "| s1, s2 | 2026-11-29T00:00:00Z | upgrade |") ||
+		!strings.Contains(prs[0].Body, "Release `sha256:") || !strings.Contains(prs[0].Body, "<!-- pin:propose group=promote-staging-production base=main lock=sha256:") {
+		t.Fatalf("the request: %+v", prs)
+	}
+	r = pin(t, w.dir, args...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "pushed   nothing") || !strings.Contains(r.stdout, " unchanged: ") {
+		t.Fatalf("second run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if again := giteaPulls(t, g, repo); len(again) != 1 || again[0].Head.SHA != prs[0].Head.SHA || again[0].Body != prs[0].Body {
+		t.Errorf("the second run changed the request: %+v", again)
 	}
 }
