@@ -255,3 +255,43 @@ func TestProposePromotionGitea(t *testing.T) {
 		t.Errorf("the second run changed the request: %+v", again)
 	}
 }
+
+// TestProposePromotionGate: a downgrade the module accepts in words
+// (allow_downgrade) is a promotion pin promote writes, but the cutover
+// gate refuses to propose it, as it refuses any proposal's: production
+// runs 1.3.0 and the promotion would start 1.2.0 there. One unit:
+// nothing is committed or pushed (exit 1).
+func TestProposePromotionGate(t *testing.T) {
+	gitUser(t)
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.2.0", 48*time.Hour)
+	w.runsSince("s2", "1.2.0", 48*time.Hour)
+	w.runsSince("p1", "1.3.0", 100*time.Hour)
+	for h, s := range w.hosts {
+		if s == nil {
+			delete(w.hosts, h)
+		}
+	}
+	w.world.write([]string{"registry.example.org"}, strings.Replace(promoteModules, `policy = "at-least-running"`, `policy = "at-least-running"
+  allow_downgrade = "1.3.0 corrupts uploads; back to staging's build"`, 1))
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	remote := promoteCheckout(t, w)
+	r := pin(t, w.dir, "propose", "--environment", "production", "--promote", "staging", "--format", "json")
+	if r.code != exitFindings || !strings.Contains(r.stderr, `refused to promote "app" from staging to production`) {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var out proposeOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Proposals) != 0 || len(out.Refused) != 1 || out.Refused[0].Kind != "cutover" ||
+		!strings.Contains(out.Refused[0].Message, "p1/app: DOWNGRADE") {
+		t.Errorf("refused: %v\n%s", err, r.stdout)
+	}
+	if b := branches(t, remote); len(b) != 0 {
+		t.Errorf("a refused promotion pushed %v", b)
+	}
+	// pin promote itself writes it: the words accept the downgrade.
+	if r := pin(t, w.dir, "promote", "staging", "production"); r.code != exitOK || w.lockedVersion("pin.lock.production.hcl") != "1.2.0" {
+		t.Errorf("promote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
