@@ -39,6 +39,9 @@ names observations = "oci://REPOSITORY" (or the file) and the public key.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeHost(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := textOnly(g, "observe", "the observation it writes (--output FILE) is JSON already, the snapshot with the host's platform and when it was read"); err != nil {
+				return err
+			}
 			o.Host = args[0]
 			return runObserve(cmd.Context(), o, s)
 		},

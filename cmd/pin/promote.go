@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,11 @@ one module named instead, and records a hold (--reason, the words kept in
 the lock): "pin resolve" and later promotions keep it until
 "pin promote --lift FROM TO MODULE..." lifts it. Promotions that name no
 module skip held entries and say so.
+
+--format json writes what was decided as docs/schema/promote.schema.json
+describes it, refusals included. To promote through a reviewed pull
+request instead of writing the lock here: pin propose --environment TO
+--promote FROM [MODULE...].
 
 Exit codes: 0 promoted (or nothing to do), 1 refused, 2 bad input, 3 a
 host or registry could not be reached.`,
@@ -130,15 +136,11 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		if err != nil {
 			return withCode(exitInput, err)
 		}
-		return writePromoted(s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To))
+		out := promoteJSON(o, toEnv.Path, nil)
+		out.Lifted = slices.Clone(o.Modules)
+		return writePromoted(o, s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To), out)
 	}
-	rin := toEnv.Input(o.now())
-	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
-		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
-	if o.Pick != "" {
-		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
-	}
-	res, err := promote.Promote(ctx, pin)
+	res, err := decidePromotion(ctx, o, in, toEnv, from, to)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
 		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Path))
@@ -146,7 +148,13 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	var b strings.Builder
 	writePromotion(&b, o, res)
 	if res.Refused() {
-		io.WriteString(s.Out, b.String())
+		if o.Format == "json" {
+			if err := writeJSON(s.Out, promoteJSON(o, toEnv.Path, res)); err != nil {
+				return err
+			}
+		} else {
+			io.WriteString(s.Out, sanitize(b.String()))
+		}
 		var names []string
 		for _, r := range res.Refusals {
 			fmt.Fprintf(s.Err, "pin: %s\n\n", sanitize(r.Error()))
@@ -154,16 +162,34 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		}
 		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
 	}
-	return writePromoted(s, toEnv, res.Lock(), b.String())
+	return writePromoted(o, s, toEnv, res.Lock(), b.String(), promoteJSON(o, toEnv.Path, res))
 }
 
-// writePromoted writes TO's lock when it changed, and says what it did.
-func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) error {
+// decidePromotion asks package promote what o promotes: in holds every
+// host read (with starts), toEnv is TO's share (its view, its lock). It
+// is pin promote's and pin propose --promote's one way to decide.
+func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, toEnv *source.Env, from, to *catalogue.Environment) (*promote.Result, error) {
+	rin := toEnv.Input(o.now())
+	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
+		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	if o.Pick != "" {
+		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
+	}
+	return promote.Promote(ctx, pin)
+}
+
+// writePromoted writes TO's lock when it changed, and says what it did:
+// report for people, out as --format json.
+func writePromoted(o *promoteOptions, s streams, env *source.Env, l *lock.Lock, report string, out promoteOutput) error {
 	changed := lock.Sum(l) != env.LockSum
 	if changed {
 		if _, err := lock.WriteFile(env.Path, lock.Format(l)); err != nil {
 			return withCode(exitInput, err)
 		}
+	}
+	if o.Format == "json" {
+		out.Written = changed
+		return writeJSON(s.Out, out)
 	}
 	fmt.Fprint(s.Out, sanitize(strings.TrimRight(report, "\n")+"\n"))
 	if changed {
@@ -172,34 +198,4 @@ func writePromoted(s streams, env *source.Env, l *lock.Lock, report string) erro
 		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Path))
 	}
 	return nil
-}
-
-// writePromotion renders what a promotion decided, one module a line.
-func writePromotion(b *strings.Builder, o *promoteOptions, res *promote.Result) {
-	fmt.Fprintf(b, "Promotion %s → %s", o.From, o.To)
-	if res.Release != "" {
-		fmt.Fprintf(b, " (release %s)", res.Release)
-	}
-	b.WriteString(":\n")
-	for _, e := range res.Entries {
-		old := "(none)"
-		if e.Old != nil {
-			old = e.Old.Ref()
-		}
-		verb := "promote"
-		if !e.Changed() {
-			verb = "unchanged"
-		}
-		fmt.Fprintf(b, "  %-9s %s: %s → %s\n", verb, e.Module, old, e.New.Ref())
-		fmt.Fprintf(b, "            %s\n", e.New.Reason)
-		if e.New.Hold != "" {
-			fmt.Fprintf(b, "            held: %s\n", e.New.Hold)
-		}
-	}
-	for _, sk := range res.Skipped {
-		fmt.Fprintf(b, "  skipped   %s: %s (%s)\n", sk.Module, sk.Why, sk.Kind)
-	}
-	for _, r := range res.Refusals {
-		fmt.Fprintf(b, "  refused   %s (%s): %s\n", r.Module, r.Kind, r.Why)
-	}
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // The clock of pin() in tests: 2026-12-01T00:00:00Z.
@@ -176,5 +181,127 @@ func TestPromoteRefusalsKeepLocks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPromoteJSON: pin promote --format json, as the schema says, in
+// each state: promoted (the lock written), the same again (not written),
+// refused (nothing written, exit 1), a manual pick and its lift.
+func TestPromoteJSON(t *testing.T) {
+	schema := compileSchemas(t)["promote.schema.json"]
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.3.0", 48*time.Hour)
+	w.runsSince("s2", "1.3.0", 30*time.Hour)
+	w.runsSince("p1", "1.2.0", 100*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	run := func(want int, args ...string) promoteOutput {
+		t.Helper()
+		r := pin(t, w.dir, append([]string{"promote", "--format", "json", "staging", "production"}, args...)...)
+		if r.code != want {
+			t.Fatalf("promote %v: exit %d, want %d\n%s%s", args, r.code, want, r.stdout, r.stderr)
+		}
+		validate(t, schema, fmt.Sprintf("promote --format json %v", args), r.stdout)
+		var out promoteOutput
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	d13 := w.builds["1.3.0"].digest
+	sum := sha256.Sum256([]byte("app " + d13 + "\n"))
+	release := "sha256:" + hex.EncodeToString(sum[:])
+
+	out := run(exitOK)
+	if !out.Written || out.Release != release || out.Lock != "pin.lock.production.hcl" || len(out.Entries) != 1 || len(out.Refused) != 0 {
+		t.Fatalf("promoted: %+v", out)
+	}
+	e := out.Entries[0]
+	if e.Action != "promote" || e.From == nil || e.From.Digest != w.builds["1.2.0"].digest || e.To.Digest != d13 || e.Promoted == nil ||
+		e.Promoted.Since != "2026-11-29T00:00:00Z" || e.Promoted.Release != release || strings.Join(e.Promoted.Hosts, ",") != "s1,s2" {
+		t.Errorf("promoted entry: %+v", e)
+	}
+	if out := run(exitOK); out.Written || len(out.Entries) != 1 || out.Entries[0].Action != "unchanged" {
+		t.Errorf("again: %+v", out)
+	}
+
+	// Skew: refused, nothing written.
+	w.runsSince("s2", "1.2.0", 30*time.Hour)
+	w.writePromote()
+	before := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
+	out = run(exitFindings)
+	if out.Written || len(out.Entries) != 0 || len(out.Refused) != 1 || out.Refused[0].Kind != "skew" || out.Refused[0].Module != "app" || out.Refused[0].Fix == "" {
+		t.Errorf("refused: %+v", out)
+	}
+	if readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl")) != before {
+		t.Error("a refusal wrote the lock")
+	}
+
+	// A manual pick holds; --lift lifts it.
+	out = run(exitOK, "--pick", "1.3.0@"+d13, "--reason", "1.4.0 leaks memory", "app")
+	if !out.Written || len(out.Entries) != 1 || out.Entries[0].Hold != "1.4.0 leaks memory" || out.Entries[0].To.Digest != d13 {
+		t.Errorf("pick: %+v", out)
+	}
+	out = run(exitOK, "--lift", "app")
+	if !out.Written || strings.Join(out.Lifted, ",") != "app" || len(out.Entries) != 0 {
+		t.Errorf("lift: %+v", out)
+	}
+}
+
+// TestTextOnlyCommandsRefuseJSON: pin verify and pin observe print text
+// only; --format json is refused (exit 2) with what to do instead, not
+// answered with text a JSON reader cannot parse.
+func TestTextOnlyCommandsRefuseJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), "host \"h1\" {\n  snapshot = \"h1.json\"\n}\n")
+	for _, args := range [][]string{{"verify"}, {"observe", "h1", "--key", "cosign.key"}} {
+		r := pin(t, dir, append([]string{"--format", "json"}, args...)...)
+		if r.code != exitInput || r.stdout != "" || !strings.Contains(r.stderr, "pin "+args[0]+" prints text only, and has no --format json: leave out --format json") {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestStatusBehindUpstream: pin status asks the registry for each
+// module's candidate as pin outdated does, by each environment's lock:
+// both environments lock 1.1.0 and the mirror offers up to 1.3.0, so
+// each cell is behind upstream, naming 1.3.0, in the table, the JSON
+// and the annotations; not a failure by default, one with --fail-on.
+func TestStatusBehindUpstream(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.1.0", 48*time.Hour)
+	w.runsSince("s2", "1.1.0", 48*time.Hour)
+	w.runsSince("p1", "1.1.0", 48*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	newest := w.builds["1.3.0"].digest
+	r := pin(t, w.dir, "status", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json, behind upstream", r.stdout)
+	var st statusOutput
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Modules) != 1 || len(st.Modules[0].Cells) != 2 {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	for _, c := range st.Modules[0].Cells {
+		if c.Upstream == nil || c.Upstream.Digest != newest || c.Upstream.Tag != "1.3.0" || strings.Join(c.Findings, ",") != "behind-upstream" {
+			t.Errorf("%s: behind_upstream %+v, findings %v", c.Environment, c.Upstream, c.Findings)
+		}
+	}
+	if r := pin(t, w.dir, "status"); r.code != exitOK || strings.Count(r.stdout, "behind-upstream (upstream offers 1.3.0 ("+image.Short(newest)+"))") != 2 {
+		t.Errorf("status table: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "status", "--format", "github", "--fail-on", "behind-upstream")
+	if r.code != exitFindings || !strings.Contains(r.stdout, "::error title=app in production%3A behind-upstream::module app in production: behind-upstream; locked 1.1.0") ||
+		!strings.Contains(r.stdout, "upstream offers 1.3.0") {
+		t.Errorf("status annotations: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

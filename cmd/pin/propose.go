@@ -39,6 +39,9 @@ type proposeOptions struct {
 	// Environment is the environment whose lock is proposed: needed,
 	// and only allowed, when the catalogue declares environments.
 	Environment string
+	// Promote, Pick and Reason: --promote FROM proposes the promotion
+	// from FROM to Environment (as pin promote FROM TO, --pick, --reason).
+	Promote, Pick, Reason string
 }
 
 func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
@@ -66,7 +69,15 @@ through their APIs, with a token ($GITHUB_TOKEN, $GITEA_TOKEN, or
 The export block is read as the base has it. An --export-* flag that
 names a file (--export-compose, --export-manifests, --export-kustomize,
 --export-env) replaces it whole; --export-project-name, --export-profile
-and --export-in-place alone change its compose settings.`,
+and --export-in-place alone change its compose settings.
+
+--environment TO --promote FROM proposes a promotion: TO's lock takes
+the build every host of FROM that runs each module runs, decided as
+pin promote FROM TO [MODULE...] decides it (the same refusals, the same
+provenance and release, --pick and --reason for a manual pick, a hold),
+and the request is the approval. Modules promoted together are one unit:
+a refusal proposes nothing (exit 1), and --split and --group are
+refused. The branch is pin/promote-FROM-TO.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeModules(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,6 +90,10 @@ and --export-in-place alone change its compose settings.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Environment, "environment", "", "the environment whose lock is proposed (a catalogue with environments): its lock file is the one the pull request changes")
 	_ = cmd.RegisterFlagCompletionFunc("environment", completeEnvironment(g))
+	f.StringVar(&o.Promote, "promote", "", "propose the promotion from this environment to --environment's (as pin promote FROM TO writes it)")
+	_ = cmd.RegisterFlagCompletionFunc("promote", completeEnvironment(g))
+	f.StringVar(&o.Pick, "pick", "", "with --promote: promote this image (sha256:<digest> or <tag>@sha256:<digest>) for the one module named, and hold it")
+	f.StringVar(&o.Reason, "reason", "", "with --pick: why, kept in the lock as the hold")
 	f.StringVar(&o.Remote, "remote", "origin", "the git remote to fetch the base from and push to")
 	f.StringVar(&o.Base, "base", "", "the branch to propose for (default: the remote's default branch)")
 	f.StringVar(&o.BranchPrefix, "branch-prefix", "pin/", "what pin's branch names start with")
@@ -126,7 +141,7 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
 		}
 	} else {
 		var b strings.Builder
-		writePropose(&b, res)
+		writePropose(&b, res, o.Promote != "")
 		if _, err := io.WriteString(s.Out, sanitize(b.String())); err != nil {
 			return err
 		}
@@ -135,6 +150,9 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
 		var names []string
 		for _, r := range res.Refused {
 			names = append(names, fmt.Sprintf("%q", r.Module))
+		}
+		if o.Promote != "" {
+			return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s: modules promoted together are one unit, so nothing was proposed or pushed", joinAnd(names), o.Promote, o.Environment))
 		}
 		return withCode(exitFindings, fmt.Errorf("refused module %s, left as the base has it; the others were proposed", joinAnd(names)))
 	}
@@ -168,7 +186,10 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		po.Template = t
 	}
 	g := git.Git{}
-	deps := propose.Deps{Git: g, Load: func(ctx context.Context, cat, lk string) (*source.Inputs, error) {
+	if err := o.wirePromotion(&po); err != nil {
+		return po, propose.Deps{}, err
+	}
+	deps := propose.Deps{Git: g, Promote: o.promoter(s), Load: func(ctx context.Context, cat, lk string) (*source.Inputs, error) {
 		opts := *o.globalOptions
 		opts.Catalogue, opts.Lock = cat, lk
 		in, err := load(ctx, &opts, s, "", nil)
@@ -306,7 +327,7 @@ func nonNil[T any](s []T) []T {
 }
 
 // writePropose renders a run for people.
-func writePropose(w io.Writer, res *propose.Result) {
+func writePropose(w io.Writer, res *propose.Result, promoting bool) {
 	fmt.Fprintf(w, "Proposing for %s/%s at %s.\n", res.Remote, res.Base, short12(res.BaseCommit))
 	for _, p := range res.Proposals {
 		fmt.Fprintf(w, "\n%s: %s\n", p.Branch, p.Title)
@@ -320,6 +341,7 @@ func writePropose(w io.Writer, res *propose.Result) {
 				fmt.Fprintf(w, "  %-*s  why: %s\n", width, "", m.Why)
 			}
 		}
+		writePromotionProposal(w, p)
 		fmt.Fprintf(w, "  files    %s\n", strings.Join(p.Files, ", "))
 		fmt.Fprintf(w, "  commit   %s\n", short12(p.Commit))
 		switch p.Outcome {
@@ -356,6 +378,10 @@ func writePropose(w io.Writer, res *propose.Result) {
 		}
 	}
 	switch {
+	case len(res.Proposals) == 0 && len(res.Refused) > 0 && promoting:
+		fmt.Fprintln(w, "Refused: a promotion is one unit; nothing proposed, nothing pushed.")
+	case len(res.Proposals) == 0 && promoting:
+		fmt.Fprintln(w, "No change: the lock already holds what the promotion writes. Nothing pushed.")
 	case len(res.Proposals) == 0:
 		fmt.Fprintln(w, "No change: the lock and its exports are what pin resolve writes. Nothing pushed.")
 	case res.DryRun:

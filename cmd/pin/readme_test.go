@@ -88,4 +88,28 @@ func TestREADMETwoEnvironments(t *testing.T) {
 		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
 	}
 	reproduces(t, "pin resolve, two environments", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl resolve`"), r.stdout)
+	flags := []string{"--catalogue", "examples/environments", "--lock", "examples/environments/pin.lock.hcl"}
+	r = pin(t, dir, append(flags, "status")...)
+	if r.code != exitFindings {
+		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin status, two environments", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl status`"), trimLines(r.stdout))
+	r = pin(t, dir, append(flags, "promote", "staging", "production")...)
+	if r.code != exitOK {
+		t.Fatalf("promote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin promote staging production", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl promote staging production`"), r.stdout)
+	if r := pin(t, dir, append(flags, "status")...); r.code != exitOK || !strings.Contains(r.stdout, "not-rolled-out") {
+		t.Errorf("status after the promotion: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// trimLines drops the trailing blanks of each line (a table's last
+// column, empty).
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -468,3 +468,13 @@ func facts(version, created string) string {
 	}
 	return "(" + strings.Join(f, ", ") + ")"
 }
+
+// textOnly refuses the global --format json for a command that prints
+// text only (every --format json output has a schema: a command without
+// one does not pretend), saying what to use instead.
+func textOnly(g *globalOptions, command, instead string) error {
+	if g.Format != "json" {
+		return nil
+	}
+	return withCode(exitInput, fmt.Errorf("pin %s prints text only, and has no --format json: leave out --format json, and %s", command, instead))
+}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
-	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/promote"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // defaultStatusFailOn are the drift findings that make "pin status" exit 1.
@@ -163,7 +163,17 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 	if err != nil {
 		return withCode(exitInput, err)
 	}
-	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Locks: map[string]*lock.Lock{}, Now: o.now()}
+	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Locks: map[string]*lock.Lock{}, Now: o.now(),
+		Upstream: map[string]map[string]image.Image{}}
+	// Behind upstream: each environment's candidates as pin outdated
+	// finds them, by its own lock and hosts.
+	var reports []*resolve.ModuleStatus
+	for _, e := range envs {
+		rs := resolve.Outdated(ctx, e.Input(o.now()), nil)
+		reports = append(reports, rs...)
+		mi.Upstream[e.Name] = upstreamOf(rs)
+	}
+	requestSummary(o.globalOptions, s, in.Registries)
 	out := statusOutput{Schema: 1, Environments: []statusEnv{}, Modules: []statusModule{}}
 	for _, e := range envs {
 		var env promote.Env
@@ -211,19 +221,39 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 			return withCode(exitInput, err)
 		}
 	}
-	var msgs []string
-	for _, name := range slices.Sorted(maps.Keys(in.Observed.Errors)) {
-		if err := in.Observed.Errors[name]; observe.Unreachable(err) {
-			msgs = append(msgs, (&observe.SourceError{Source: "host " + name, Err: err}).Error())
+	for _, r := range reports {
+		for _, err := range r.Failures {
+			if badInput(err) {
+				return withCode(exitInput, err)
+			}
 		}
 	}
-	if len(msgs) > 0 {
+	if msgs := unreachable(in.Observed, reports); len(msgs) > 0 {
 		return withCode(exitSource, fmt.Errorf("%s", strings.Join(msgs, "; ")))
 	}
 	if out.Failed {
 		return withCode(exitFindings, fmt.Errorf("drift: a finding in --fail-on (%s)", o.FailOn))
 	}
 	return nil
+}
+
+// upstreamOf is each module's upstream candidate in reports, by name.
+func upstreamOf(reports []*resolve.ModuleStatus) map[string]image.Image {
+	out := map[string]image.Image{}
+	for _, r := range reports {
+		if u := r.Upstream; u != nil {
+			img := u.Image
+			if u.Version != "" && img.Labels[image.LabelVersion] == "" {
+				img.Labels = maps.Clone(img.Labels)
+				if img.Labels == nil {
+					img.Labels = map[string]string{}
+				}
+				img.Labels[image.LabelVersion] = u.Version
+			}
+			out[r.Module.Name] = img
+		}
+	}
+	return out
 }
 
 // depth is how many from links lead to environment name.
@@ -288,6 +318,9 @@ func writeStatusTable(w io.Writer, out statusOutput) error {
 			if c.Previous != nil {
 				findings += " (from runs " + statusShort(c.Previous) + ")"
 			}
+			if c.Upstream != nil {
+				findings += " (upstream offers " + statusShort(c.Upstream) + ")"
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sanitize(m.Name), sanitize(c.Environment), sanitize(statusShort(c.Locked)),
 				sanitize(strings.Join(runs, "; ")), c.Since, sanitize(findings))
 		}
@@ -307,6 +340,9 @@ func writeStatusAnnotations(w io.Writer, out statusOutput, failOn []promote.Stat
 				msg := fmt.Sprintf("module %s in %s: %s; locked %s", m.Name, c.Environment, f, statusShort(c.Locked))
 				if f == string(promote.StatusBehindPrevious) {
 					msg += "; the previous environment runs " + statusShort(c.Previous)
+				}
+				if f == string(promote.StatusBehindUpstream) {
+					msg += "; upstream offers " + statusShort(c.Upstream)
 				}
 				fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty(sanitize(m.Name+" in "+c.Environment+": "+f)), escapeData(sanitize(msg)))
 				n++

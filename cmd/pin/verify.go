@@ -41,6 +41,9 @@ repository, or an entry the lock records as not verified), 2 on bad input
 and 3 when a registry could not be reached.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := textOnly(g, "verify", "read its exit code (0: every entry verifies, 1: one fails) and its lines, one per entry; the lock file records each entry's verified, signer and signature"); err != nil {
+				return err
+			}
 			return runVerify(cmd.Context(), g, s, fresh)
 		},
 	}

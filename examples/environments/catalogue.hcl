@@ -8,6 +8,11 @@
 # are snapshots made from the incident's (examples/incident).
 #
 #   pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl resolve
+#   pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl status
+#   pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl promote staging production
+#
+# The snapshots record when each container started (started_at): staging-1
+# has run 1.27.3 since 2026-11-27, longer than production's soak.
 
 host "staging-1" {
   snapshot = "staging-1.json"

@@ -48,9 +48,11 @@ type MatrixInput struct {
 	Observed observe.Observed
 	// Locks holds each environment's lock, by name (nil: none yet).
 	Locks map[string]*lock.Lock
-	// Upstream is the newest build upstream offers of a module, by
-	// module name, where it was asked; absent: not known.
-	Upstream map[string]image.Image
+	// Upstream is the newest build upstream offers of a module within
+	// its policy, by environment name, then module name, where it was
+	// asked (as pin outdated asks it, by the environment's lock); absent:
+	// not known.
+	Upstream map[string]map[string]image.Image
 	Now      time.Time
 }
 
@@ -115,7 +117,7 @@ func Matrix(in MatrixInput) []Row {
 				continue
 			}
 			mine := c.current()
-			if up, ok := in.Upstream[m.Name]; ok && mine != nil && newer(up, *mine, opts) {
+			if up, ok := in.Upstream[env.Name][m.Name]; ok && mine != nil && newer(up, *mine, opts) {
 				c.Upstream = &up
 				c.Statuses = append(c.Statuses, StatusBehindUpstream)
 			}

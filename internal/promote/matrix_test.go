@@ -10,7 +10,7 @@ import (
 	"github.com/pin-tool/pin/lock"
 )
 
-func matrixOf(w *world, upstream map[string]image.Image, locks map[string]*lock.Lock) []Row {
+func matrixOf(w *world, upstream map[string]map[string]image.Image, locks map[string]*lock.Lock) []Row {
 	w.obs.Index()
 	w.to.From = w.from.Name
 	return Matrix(MatrixInput{Catalogue: w.cat, Envs: []Env{w.from, w.to}, Observed: w.obs, Locks: locks, Upstream: upstream, Now: now})
@@ -40,7 +40,7 @@ func TestMatrix(t *testing.T) {
 	w.lockTo("db", "16.5")
 	w.obs.Errors["s2"] = errors.New("refused") // s2 runs db too: not read
 	up := image.Image{Repository: registry + "web", Tag: "1.29.0", Digest: digestOf("web", "1.29.0")}
-	rows := matrixOf(w, map[string]image.Image{"web": up}, map[string]*lock.Lock{"staging": staging, "production": w.old})
+	rows := matrixOf(w, map[string]map[string]image.Image{"staging": {"web": up}, "production": {"web": up}}, map[string]*lock.Lock{"staging": staging, "production": w.old})
 	if len(rows) != 2 || rows[0].Module != "web" || len(rows[0].Cells) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -75,7 +75,7 @@ func TestMatrix(t *testing.T) {
 	w.run("s2", "web", "1.28.0", 50*time.Hour, 0)
 	w.run("p1", "web", "1.27.0", 5*time.Hour, 0)
 	w.lockTo("web", "1.27.0")
-	rows = matrixOf(w, map[string]image.Image{"web": {Repository: registry + "web", Tag: "latest", Digest: digestOf("web", "latest")}}, map[string]*lock.Lock{"production": w.old})
+	rows = matrixOf(w, map[string]map[string]image.Image{"production": {"web": {Repository: registry + "web", Tag: "latest", Digest: digestOf("web", "latest")}}}, map[string]*lock.Lock{"production": w.old})
 	if c := rows[0].Cells[1]; statuses(c) != "" {
 		t.Errorf("unordered upstream, skewed staging: %s", statuses(c))
 	}

@@ -56,6 +56,9 @@ type Deps struct {
 	// Requests, when not nil, opens and updates requests by API after a
 	// push of the branch.
 	Requests Requests
+	// Promote decides the promotion of Options.Promote in the work tree
+	// (needed, and only used, with it).
+	Promote Promoter
 }
 
 // Options say what to propose, and where.
@@ -88,6 +91,10 @@ type Options struct {
 	// DryRun commits in the work tree but pushes nothing and asks no
 	// forge.
 	DryRun bool
+	// Promote, when not nil, makes the run a promotion: Lock is TO's
+	// lock file, and its new entries are what Deps.Promote decides,
+	// not what resolving decides.
+	Promote *Promote
 	// Now bounds plausible build dates.
 	Now time.Time
 }
@@ -181,6 +188,9 @@ func Run(ctx context.Context, o Options, d Deps) (*Result, error) {
 		o.Convention = forge.ConventionBranch
 	}
 	if err := validGroups(o.Split, o.Groups); err != nil {
+		return nil, err
+	}
+	if err := o.Promote.valid(o, d); err != nil {
 		return nil, err
 	}
 	top, err := d.Git.TopLevel(ctx, o.Dir)

@@ -193,6 +193,9 @@ func oneLineText(s string) string {
 // the body with the marker.
 func message(p *Proposal, tmpl *template.Template, changeID string) (title, msg, body string, err error) {
 	title, text := p.Title, markdown(p)
+	if p.Promotion != nil {
+		text = promotionMarkdown(p)
+	}
 	if tmpl != nil {
 		var b bytes.Buffer
 		if err := tmpl.Execute(&b, p); err != nil {

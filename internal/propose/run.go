@@ -39,6 +39,9 @@ type draft struct {
 }
 
 func (r *run) propose(ctx context.Context) error {
+	if r.o.Promote != nil {
+		return r.promotion(ctx)
+	}
 	in, err := r.d.Load(ctx, filepath.Join(r.wt, r.paths.catalogue), filepath.Join(r.wt, r.paths.lock))
 	if err != nil {
 		return err
@@ -107,7 +110,7 @@ func (r *run) propose(ctx context.Context) error {
 				return err
 			}
 		}
-		p, err := r.commit(ctx, in, plan, dr)
+		p, err := r.commit(ctx, in, dr, planChanges(plan, dr), nil)
 		if err != nil {
 			return err
 		}
@@ -127,26 +130,10 @@ func (r *run) propose(ctx context.Context) error {
 // are left out (and listed as refused). nil when nothing is left.
 func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, plan *resolve.Plan, exports Exports, g string, members map[string]bool) (*draft, error) {
 	for {
-		dr := &draft{group: g, members: members, lock: groupLock(plan, members)}
-		files, entries, finds, err := exportFiles(ctx, exports, r.wt, in.Catalogue, dr.lock)
+		dr, bad, err := r.draft(ctx, rin, in, exports, g, members, groupLock(plan, members))
 		if err != nil {
 			return nil, err
 		}
-		dr.files, dr.finds = files, finds
-		// The gate judges the members, and every module whose exported
-		// reference the commit writes anew: one no export file held
-		// before (as pin export judges every module it writes).
-		check := maps.Clone(members)
-		for _, e := range entries {
-			if !slices.ContainsFunc(files, func(f export.File) bool { return strings.Contains(string(f.Old), e.New) }) {
-				check[e.Module] = true
-			}
-		}
-		cuts, bad, err := r.gate(ctx, rin, dr.lock, check)
-		if err != nil {
-			return nil, err
-		}
-		dr.cuts = cuts
 		if len(bad) == 0 {
 			if len(members) == 0 {
 				return nil, nil
@@ -163,6 +150,34 @@ func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, 
 			r.res.Refused = append(r.res.Refused, Refused{Module: name, Kind: "cutover", Message: cutoverRefusal(name, bad[name])})
 		}
 	}
+}
+
+// draft is group g's change to lock lk with its exports, and the gate's
+// verdicts: the modules whose cutover it refuses (bad), among the
+// members and the modules whose exported reference the commit writes
+// anew.
+func (r *run) draft(ctx context.Context, rin resolve.Input, in *source.Inputs, exports Exports, g string, members map[string]bool, lk *lock.Lock) (*draft, map[string][]resolve.Cutover, error) {
+	dr := &draft{group: g, members: members, lock: lk}
+	files, entries, finds, err := exportFiles(ctx, exports, r.wt, in.Catalogue, dr.lock)
+	if err != nil {
+		return nil, nil, err
+	}
+	dr.files, dr.finds = files, finds
+	// The gate judges the members, and every module whose exported
+	// reference the commit writes anew: one no export file held
+	// before (as pin export judges every module it writes).
+	check := maps.Clone(members)
+	for _, e := range entries {
+		if !slices.ContainsFunc(files, func(f export.File) bool { return strings.Contains(string(f.Old), e.New) }) {
+			check[e.Module] = true
+		}
+	}
+	cuts, bad, err := r.gate(ctx, rin, dr.lock, check)
+	if err != nil {
+		return nil, nil, err
+	}
+	dr.cuts = cuts
+	return dr, bad, nil
 }
 
 func (r *run) gate(ctx context.Context, rin resolve.Input, lk *lock.Lock, check map[string]bool) (map[string][]resolve.Cutover, map[string][]resolve.Cutover, error) {
@@ -195,25 +210,35 @@ func cutoverRefusal(module string, cuts []resolve.Cutover) string {
 	return b.String()
 }
 
-// commit writes dr's lock and exports into the work tree and commits
-// them on the base; nil when they change nothing.
-func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan, dr *draft) (*Proposal, error) {
-	p := &Proposal{Group: dr.group, Branch: r.o.branch(dr.group), Base: r.res.Base, Lock: lockHash(dr.lock),
-		Refused: r.res.Refused, Files: []string{}, Findings: []string{}}
-	if p.Refused == nil {
-		p.Refused = []Refused{}
-	}
+// planChanges are the changes of plan that dr proposes, by name.
+func planChanges(plan *resolve.Plan, dr *draft) []Module {
+	var mods []Module
 	for _, d := range plan.Decisions {
 		if dr.members[d.Module.Name] && changed(d) {
-			p.Modules = append(p.Modules, moduleChange(d, nil, dr.cuts[d.Module.Name]))
+			mods = append(mods, moduleChange(d, nil, dr.cuts[d.Module.Name]))
 		}
 	}
 	for _, r := range plan.Retired {
 		if r.Now && dr.members[r.Entry.Name] {
-			p.Modules = append(p.Modules, moduleChange(nil, r.Entry, nil))
+			mods = append(mods, moduleChange(nil, r.Entry, nil))
 		}
 	}
-	slices.SortFunc(p.Modules, func(a, b Module) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(mods, func(a, b Module) int { return strings.Compare(a.Name, b.Name) })
+	return mods
+}
+
+// commit writes dr's lock and exports into the work tree and commits
+// them on the base, as a proposal of mods (and of promotion pm, when not
+// nil); nil when they change nothing.
+func (r *run) commit(ctx context.Context, in *source.Inputs, dr *draft, mods []Module, pm *Promotion) (*Proposal, error) {
+	p := &Proposal{Group: dr.group, Branch: r.o.branch(dr.group), Base: r.res.Base, Lock: lockHash(dr.lock),
+		Refused: r.res.Refused, Files: []string{}, Findings: []string{}, Modules: mods, Promotion: pm}
+	if pm != nil {
+		p.Branch = r.o.BranchPrefix + dr.group
+	}
+	if p.Refused == nil {
+		p.Refused = []Refused{}
+	}
 
 	lockPath := filepath.Join(r.wt, r.paths.lock)
 	if _, err := lock.WriteFile(lockPath, lock.Format(dr.lock)); err != nil {
@@ -236,6 +261,9 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, plan *resolve.Plan,
 	p.Files = append(p.Files, paths...)
 	slices.Sort(p.Files)
 	p.Title = title(p)
+	if pm != nil {
+		p.Title = promotionTitle(p)
+	}
 	id := ""
 	if r.o.Convention == forge.ConventionGerrit {
 		id = changeID(r.res.Base, dr.group, in.LockSum)

@@ -41,6 +41,9 @@ type Proposal struct {
 	Push *Push `json:"push"`
 	// Request is the forge's request, when an API was asked.
 	Request *Request `json:"request"`
+	// Promotion is what the proposal promotes, when it is a promotion
+	// (pin propose --promote); nil else.
+	Promotion *Promotion `json:"promotion"`
 }
 
 // Module is one module's change.
@@ -68,6 +71,10 @@ type Module struct {
 	// whose floors this module takes over: they leave the lock with this
 	// change, their floor now this module's.
 	TakesOver []string `json:"takes_over"`
+	// Promoted is where a promoted entry came from; nil else.
+	Promoted *Promoted `json:"promoted"`
+	// Hold is the new entry's hold (a manual pick), or "".
+	Hold string `json:"hold"`
 }
 
 // Image is a locked image.
