@@ -57,6 +57,9 @@ func (g *Gen) envNext(w *World) []Op {
 			ops = append(ops, o)
 		}
 	}
+	if g.pct(30) {
+		ops = append(ops, g.rollout(w)...)
+	}
 	h := w.Hosts[g.rng.IntN(len(w.Hosts))].Name
 	switch r := g.rng.IntN(100); {
 	case r < 22:
@@ -146,4 +149,27 @@ func (g *Gen) envEvent(w *World) (Op, bool) {
 		return Op{}, false
 	}
 	return g.event(w)
+}
+
+// rollout deploys one build of a module on each of its hosts in an
+// environment (staging, mostly), one host after the other, time passing
+// between them at times: a staggered rollout, whose hosts agree on the
+// build but not on how long it has run.
+func (g *Gen) rollout(w *World) []Op {
+	m := w.Mods[g.rng.IntN(len(w.Mods))]
+	e := w.Envs[0]
+	if g.pct(20) {
+		e = w.Envs[1]
+	}
+	runnable := slices.DeleteFunc(slices.Clone(m.Builds), func(b *Build) bool { return b.Mixed != nil })
+	slices.SortFunc(runnable, func(a, b *Build) int { return b.Rank - a.Rank })
+	b := runnable[g.rng.IntN(min(3, len(runnable)))]
+	var ops []Op
+	for i, hn := range envHosts(m, e) {
+		if i > 0 && g.pct(40) {
+			ops = append(ops, Op{Kind: OpTick, Text: []string{"1h", "6h", "20h"}[g.rng.IntN(3)]})
+		}
+		ops = append(ops, Op{Kind: OpRun, Mod: m.Name, Host: hn, Build: b.ID, Ref: g.ref(m, b, w.Host(hn)), State: "running"})
+	}
+	return ops
 }
