@@ -167,7 +167,7 @@ func (g *Gen) rollout(w *World) []Op {
 	var ops []Op
 	for i, hn := range envHosts(m, e) {
 		if i > 0 && g.pct(40) {
-			ops = append(ops, Op{Kind: OpTick, Text: []string{"1h", "6h", "20h"}[g.rng.IntN(3)]})
+			ops = append(ops, Op{Kind: OpTick, Text: []string{"1h", "6h", "20h", "26h"}[g.rng.IntN(4)]})
 		}
 		ops = append(ops, Op{Kind: OpRun, Mod: m.Name, Host: hn, Build: b.ID, Ref: g.ref(m, b, w.Host(hn)), State: "running"})
 	}
