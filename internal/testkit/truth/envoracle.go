@@ -206,6 +206,14 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 			if f := r.ownInputs(m, e, b, old[m.Name]); f != nil {
 				return f
 			}
+			for _, x := range r.World.Envs {
+				if x != e && slices.ContainsFunc(r.envSeen(m, x, ""), func(s seen) bool { return Floor(s.ctr.State) && s.build.Rank > b.Rank }) {
+					// (What the oracle lets pin do: the other
+					// environment's floors are not this one's.)
+					r.Stats["locked below the other environment"]++
+					break
+				}
+			}
 			if has && b.Rank < fl.rank {
 				if !m.Allowed() {
 					return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: %s's lock names %s, truly older than a floor of %s: %s", m.Name, e.Name, b.name(), e.Name, fl.what)}
