@@ -32,9 +32,42 @@
 //     decides, and picks the true newest image allowed;
 //  5. the same step twice gives the same lock bytes.
 //
-// Every call into pin goes through pin.go, the one file to rewire when
-// pin's API changes. The package holds no production code: nothing outside
-// tests imports it.
+// One history in three declares two environments (envgen.go): staging
+// (h1, h2) and production (h3, h4), promoted from staging after a soak
+// of 24 hours or none, each with its own lock file. The clock passes
+// (the time source is injected), containers carry their start and the
+// restarts their engine made, and the steps add "pin promote staging
+// production" (every module, some, or a manual pick, which holds) and
+// "pin promote --lift". Every step splits the run by environment as
+// cmd/pin does (source.Inputs.Environments over lock files on disk,
+// then resolve per environment, or package promote with resolve's floor
+// rule). The oracle (envoracle.go) checks, besides 2, 3 and 5 per
+// environment, that:
+//
+//  6. each environment's written lock never names an image truly older
+//     than that environment's floors: its own hosts' containers seen by
+//     a step that wrote its lock, and its own previous locks (unless the
+//     catalogue allows the downgrade in words); the other environment's
+//     never count (production may be locked below what staging runs);
+//  7. a lock names, for a module of policy exact or at-least-running,
+//     only a build its environment's own inputs name: the catalogue's
+//     pin, a container on its own hosts, its own previous entry (another
+//     environment's floor leaking in shows as a build none of them names);
+//  8. a promotion writes, for each module of its unit, the build that
+//     every host of FROM running the module (running, paused or
+//     restarting) runs — never FROM's lock, never one host's alone — each
+//     since at least TO's soak, counted from its last start; a manual
+//     pick writes the image picked, with a hold;
+//  9. a refused promotion gives TO's lock byte-identical and promotes
+//     nothing; a promotion changes only the entries of its unit;
+//  10. a held entry stays at its image, hold included, in resolve (which,
+//     as resolve/hold.go says, locks it as an exact pin would: a floor
+//     above it refuses, it never moves it up) and in automatic
+//     promotions, until "--lift" lifts it (and lift lifts only a hold).
+//
+// Every call into pin goes through pin.go and pin_env.go, the files to
+// rewire when pin's API changes. The package holds no production code:
+// nothing outside tests imports it.
 //
 // Running it:
 //

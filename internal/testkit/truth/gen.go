@@ -12,26 +12,27 @@ import (
 // (Gen.Without), to isolate a failure or to check a mutant against a
 // baseline that passes.
 var Features = []string{
-	"stopped",     // exited and dead containers
-	"vanish",      // containers vanish, hosts leave runs_on
-	"pindown",     // catalogue pins edited (also down)
-	"moves",       // floating tags re-pointed (also backwards)
-	"tamper",      // lock entries edited by hand
-	"lies",        // tags that lie, labels that disagree
-	"pinlies",     // pins that call an unlabelled build by a newer one's tag
-	"backports",   // a lower version built later
-	"dates",       // epoch, equal and missing build dates
-	"future",      // build dates after Now
-	"variants",    // -rootless builds, v prefixes, floating 1.27 tags
-	"prerelease",  // 1.28.0-rc.1 builds
-	"index",       // multi-platform indexes and platform manifest digests
-	"unversioned", // modules without any version
-	"allow",       // allow_downgrade, one_way and restore
-	"rename",      // modules renamed, removed and added back
-	"mixed",       // indexes whose platform entries are other builds (pinned by digest)
-	"hosttags",    // unlabelled builds run under a newer tag given on the host ("docker tag")
-	"subset",      // "pin resolve MODULE" steps
-	"hostjoin",    // a host joins the catalogue; its containers are taken over by label
+	"stopped",      // exited and dead containers
+	"vanish",       // containers vanish, hosts leave runs_on
+	"pindown",      // catalogue pins edited (also down)
+	"moves",        // floating tags re-pointed (also backwards)
+	"tamper",       // lock entries edited by hand
+	"lies",         // tags that lie, labels that disagree
+	"pinlies",      // pins that call an unlabelled build by a newer one's tag
+	"backports",    // a lower version built later
+	"dates",        // epoch, equal and missing build dates
+	"future",       // build dates after Now
+	"variants",     // -rootless builds, v prefixes, floating 1.27 tags
+	"prerelease",   // 1.28.0-rc.1 builds
+	"index",        // multi-platform indexes and platform manifest digests
+	"unversioned",  // modules without any version
+	"allow",        // allow_downgrade, one_way and restore
+	"rename",       // modules renamed, removed and added back
+	"mixed",        // indexes whose platform entries are other builds (pinned by digest)
+	"hosttags",     // unlabelled builds run under a newer tag given on the host ("docker tag")
+	"subset",       // "pin resolve MODULE" steps
+	"hostjoin",     // a host joins the catalogue; its containers are taken over by label
+	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
 }
 
 // Gen generates histories.
@@ -47,12 +48,19 @@ type Gen struct {
 	arm bool
 	// steps counts the steps drawn so far (Next).
 	steps int
+	// envRng draws, apart from rng, whether a history declares
+	// environments: the histories without them stay those they were.
+	envRng *rand.Rand
+	// env: the history declares environments; hosts are then the hosts
+	// runs_on draws from (nil: h1, h2, h3).
+	env   bool
+	hosts []string
 }
 
 // NewGen returns the generator of history number history of a run seeded
 // with seed: each history can be drawn again alone.
 func NewGen(seed, history uint64, without map[string]bool) *Gen {
-	return &Gen{Without: without, MaxSteps: 10, rng: rand.New(rand.NewPCG(seed, history))}
+	return &Gen{Without: without, MaxSteps: 10, rng: rand.New(rand.NewPCG(seed, history)), envRng: rand.New(rand.NewPCG(seed^0x656e7669726f6e, history))}
 }
 
 func (g *Gen) on(f string) bool { return !g.Without[f] }
@@ -67,6 +75,9 @@ var baseDate = time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // Setup generates the starting world of one history.
 func (g *Gen) Setup() *Setup {
+	if g.on("environments") && g.envRng.IntN(3) == 0 {
+		return g.envSetup()
+	}
 	s := &Setup{}
 	for i := range 3 {
 		h := &Host{Name: fmt.Sprintf("h%d", i+1), Store: "classic", Platform: Platforms[0]}
@@ -390,13 +401,17 @@ func (g *Gen) catalogue(m *Module) {
 		m.OneWay = g.pct(30)
 		m.Restore = m.Allow && m.OneWay && g.pct(50)
 	}
-	for _, h := range []string{"h1", "h2", "h3"} {
+	hosts := g.hosts
+	if hosts == nil {
+		hosts = []string{"h1", "h2", "h3"}
+	}
+	for _, h := range hosts {
 		if g.pct(45) {
 			m.Hosts = append(m.Hosts, h)
 		}
 	}
 	if len(m.Hosts) == 0 {
-		m.Hosts = []string{[]string{"h1", "h2", "h3"}[g.rng.IntN(3)]}
+		m.Hosts = []string{hosts[g.rng.IntN(len(hosts))]}
 	}
 }
 

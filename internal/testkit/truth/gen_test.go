@@ -9,9 +9,13 @@ import (
 // many setups and their events: the truth stays recoverable wherever pin
 // is asked to decide.
 func TestGeneratorFair(t *testing.T) {
+	envs := 0
 	for n := range uint64(2000) {
 		g := NewGen(1, n, nil)
 		s := g.Setup()
+		if s.Envs != nil {
+			envs++
+		}
 		w := s.World()
 		ops := g.Start(w)
 		for range 5 {
@@ -63,7 +67,14 @@ func TestGeneratorFair(t *testing.T) {
 			if o.Kind == OpPin && strings.HasPrefix(o.Text, "sha256:") && labelLies(m.ByDigest(o.Text)) {
 				t.Fatalf("history %d: %s: a digest-only pin of a build whose label lies", n, s.describe(o))
 			}
+			if o.Kind == OpPromote && strings.HasPrefix(o.Ref, "sha256:") && labelLies(w.Mod(o.Text).ByDigest(o.Ref)) {
+				t.Fatalf("history %d: %s: a digest-only pick of a build whose label lies", n, s.describe(o))
+			}
 		}
+	}
+	// One history in three declares environments.
+	if envs < 2000/4 || envs > 2000*5/12 {
+		t.Errorf("%d of 2000 histories declare environments; want about one in three", envs)
 	}
 }
 

@@ -24,6 +24,7 @@ func Play(seed, n uint64, without map[string]bool) *History {
 	g := NewGen(seed, n, without)
 	s := g.Setup()
 	r := NewRunner(s)
+	defer r.Close()
 	h := &History{Seed: seed, Number: n, Setup: s}
 	defer func() { h.Ops, h.Steps, h.Stats = r.Ops, r.Steps, r.Stats }()
 	for _, o := range g.Start(r.World) {

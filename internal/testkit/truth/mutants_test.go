@@ -28,7 +28,13 @@ type Mutant struct {
 	// anchor is the shape the fix is expected to have. Update Anchor and
 	// Replacement when the fix lands, and clear Pending.
 	Pending string
+	// Also are more edits of the same mutant, where one rule is kept in
+	// two places (each anchor must occur exactly once too).
+	Also []Edit
 }
+
+// Edit is one more anchor of a mutant and what replaces it.
+type Edit struct{ File, Anchor, Replacement string }
 
 // Mutants lists the rules TestTruthMutants breaks one at a time.
 var Mutants = []Mutant{
@@ -179,6 +185,80 @@ var Mutants = []Mutant{
 		Replacement: "img, state, err = image.Image{}, contentOffline, nil",
 		Rule:        "a lock entry's config, version and created are checked against what its digest names",
 	},
+	// Environments and promotion (histories with environments).
+	{
+		Name:        "promotion counts a stopped container as running",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if in.From.has(o.Host) && o.Running() {",
+		Replacement: "if in.From.has(o.Host) && o.State != host.StateCreated {",
+		Rule:        "a promotion copies what FROM's hosts run now, not what they ran",
+	},
+	{
+		Name:        "promotion reads only the first FROM host (skew passes)",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if d := distinct(running); len(d) > 1 {",
+		Replacement: "if d := distinct(running[:1]); len(d) > 1 {",
+		Rule:        "a promotion copies the build every host of FROM that runs the module runs; hosts that disagree (skew) are refused",
+	},
+	{
+		Name:        "soak ignored",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if soak := in.To.Soak; soak > 0 {",
+		Replacement: "if soak := in.To.Soak; false && soak > 0 {",
+		Rule:        "a build is promoted once it has run in FROM for TO's soak",
+	},
+	{
+		Name:        "soak counted from the earliest start (a restart does not restart it)",
+		File:        "internal/promote/promote.go",
+		Anchor:      "latest := slices.MaxFunc(running, func(a, b observe.Observation) int { return a.StartedAt.Compare(b.StartedAt) })",
+		Replacement: "latest := slices.MinFunc(running, func(a, b observe.Observation) int { return a.StartedAt.Compare(b.StartedAt) })",
+		Rule:        "the soak counts on every host of FROM from the container's last start: a restart starts it again",
+	},
+	{
+		Name:        "promotion below TO's floors",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if v.Refusal != \"\" {",
+		Replacement: "if false && v.Refusal != \"\" {",
+		Rule:        "a promotion is never a downgrade of what TO runs or locks",
+	},
+	{
+		Name:        "a refused promotion writes the modules it could promote",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if res.Refused() || len(entries) == 0 {",
+		Replacement: "if len(entries) == 0 {",
+		Rule:        "modules promoted together are one unit: a refusal leaves TO's lock byte-identical",
+	},
+	{
+		Name:        "automatic promotion overrides holds",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if old != nil && old.Hold != \"\" && in.Pick == nil {",
+		Replacement: "if false && old != nil && old.Hold != \"\" && in.Pick == nil {",
+		Rule:        "a held entry stays, in automatic promotions too, until its hold is lifted",
+	},
+	{
+		Name:        "resolve drops holds",
+		File:        "resolve/resolve.go",
+		Anchor:      "case d.Old != nil && d.Old.Hold != \"\":",
+		Replacement: "case false && d.Old != nil && d.Old.Hold != \"\":",
+		Rule:        "resolve keeps a held entry at its image until the hold is lifted",
+	},
+	{
+		Name:        "an environment's floors include the other environment's hosts",
+		File:        "internal/catalogue/environment.go",
+		Anchor:      "\t\t\tif slices.Contains(e.Hosts, ro.Host) {\n\t\t\t\tcp.RunsOn = append(cp.RunsOn, ro)",
+		Replacement: "\t\t\tif true {\n\t\t\t\tcp.RunsOn = append(cp.RunsOn, ro)",
+		Also: []Edit{{File: "internal/source/environments.go",
+			Anchor:      "\tfor _, h := range hosts {\n\t\tif s, ok := all.Snapshots[h]; ok {",
+			Replacement: "\tfor h := range all.Snapshots {\n\t\tif s, ok := all.Snapshots[h]; ok {"}},
+		Rule: "each environment's floors are its own hosts: production may be locked below what staging runs",
+	},
+	{
+		Name:        "previous entries from the other environment",
+		File:        "internal/source/environments.go",
+		Anchor:      "e := view.Environments[0]",
+		Replacement: "e := cat.Environments[0]",
+		Rule:        "each environment's floors are its own previous entries, read from its own lock file",
+	},
 }
 
 // TestTruthMutants breaks each rule of Mutants in a copy of the module and
@@ -212,23 +292,25 @@ func TestTruthMutants(t *testing.T) {
 	t.Logf("baseline: %d of the histories fail", len(base))
 	for _, m := range Mutants {
 		t.Run(m.Name, func(t *testing.T) {
-			path := filepath.Join(dir, m.File)
-			orig, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("mutant %q: %v", m.Name, err)
-			}
-			if n := bytes.Count(orig, []byte(m.Anchor)); n != 1 || m.Anchor == "" {
-				msg := fmt.Sprintf("mutant %q: its anchor occurs %d times in %s, not once: update the table in mutants_test.go\nanchor: %q", m.Name, n, m.File, m.Anchor)
-				if m.Pending != "" {
-					msg += "\npending: " + m.Pending + "; write the anchor once the fix lands"
+			for _, e := range append([]Edit{{m.File, m.Anchor, m.Replacement}}, m.Also...) {
+				path := filepath.Join(dir, e.File)
+				orig, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("mutant %q: %v", m.Name, err)
 				}
-				t.Fatal(msg)
+				if n := bytes.Count(orig, []byte(e.Anchor)); n != 1 || e.Anchor == "" {
+					msg := fmt.Sprintf("mutant %q: its anchor occurs %d times in %s, not once: update the table in mutants_test.go\nanchor: %q", m.Name, n, e.File, e.Anchor)
+					if m.Pending != "" {
+						msg += "\npending: " + m.Pending + "; write the anchor once the fix lands"
+					}
+					t.Fatal(msg)
+				}
+				mutated := bytes.Replace(orig, []byte(e.Anchor), []byte(e.Replacement), 1)
+				if err := os.WriteFile(path, mutated, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				defer os.WriteFile(path, orig, 0o644)
 			}
-			mutated := bytes.Replace(orig, []byte(m.Anchor), []byte(m.Replacement), 1)
-			if err := os.WriteFile(path, mutated, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			defer os.WriteFile(path, orig, 0o644)
 			got, out := truthRun(t, dir, steps)
 			if got == nil {
 				if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {

@@ -36,6 +36,9 @@ func (g *Gen) Steps() int {
 // against the world as it is now.
 func (g *Gen) Next(w *World) []Op {
 	g.steps++
+	if g.env {
+		return g.envNext(w)
+	}
 	var ops []Op
 	for range g.rng.IntN(4) {
 		if o, ok := g.event(w); ok {
@@ -111,7 +114,7 @@ func (g *Gen) run(w *World, m *Module, h *Host) Op {
 // event draws one event; false when the drawn kind is switched off or has
 // nothing to act on.
 func (g *Gen) event(w *World) (Op, bool) {
-	if g.on("rename") && g.pct(14) {
+	if g.on("rename") && !g.env && g.pct(14) {
 		return g.renaming(w)
 	}
 	if g.on("hostjoin") && g.steps > 2 && g.pct(12) {
@@ -185,7 +188,7 @@ func (g *Gen) event(w *World) (Op, bool) {
 			}
 		}
 		return Op{Kind: OpMove, Mod: m.Name, Tag: f, Build: ids[g.rng.IntN(len(ids))]}, true
-	case r < 94 && g.on("tamper"):
+	case r < 94 && g.on("tamper") && !g.env:
 		return Op{Kind: OpTamper, Mod: m.Name}, true
 	case r < 100 && g.on("allow"):
 		a := g.pct(50)

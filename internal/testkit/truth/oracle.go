@@ -53,17 +53,21 @@ type Runner struct {
 	// held[m]: m's runs_on hosts when a step that wrote the lock last
 	// decided it (the hosts its entry was held against).
 	held map[string][]string
-	at   int // the op being played
+	// envFloors[e][m]: the floor of module m in environment e (histories
+	// with environments: envoracle.go).
+	envFloors map[string]map[string]floor
+	at        int // the op being played
 }
 
 // NewRunner starts a history from its setup.
 func NewRunner(s *Setup) *Runner {
-	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}, held: map[string][]string{}}
+	return &Runner{Setup: s, World: s.World(), Stats: map[string]int{}, floors: map[string]floor{}, renamed: map[string]bool{}, read: map[string]map[string]bool{}, held: map[string][]string{}, envFloors: map[string]map[string]floor{}}
 }
 
 // Replay plays ops from the setup and returns the first failure.
 func Replay(s *Setup, ops []Op) *Failure {
 	r := NewRunner(s)
+	defer r.Close()
 	for _, o := range ops {
 		if f := r.Do(o); f != nil {
 			return f
@@ -102,16 +106,18 @@ func (r *Runner) Do(o Op) *Failure {
 	at := len(r.Ops) - 1
 	r.at = at
 	var f *Failure
-	switch o.Kind {
-	case OpResolve:
+	switch {
+	case r.World.Envs != nil:
+		f = r.envStep(o)
+	case o.Kind == OpResolve:
 		f = r.resolve("", "")
-	case OpOnly:
+	case o.Kind == OpOnly:
 		f = r.resolve("", o.Mod)
-	case OpLock:
+	case o.Kind == OpLock:
 		f = r.resolve(o.Host, "")
-	case OpPlan:
+	case o.Kind == OpPlan:
 		f = r.plan(o.Host)
-	case OpOutdated:
+	case o.Kind == OpOutdated:
 		f = r.outdated()
 	}
 	if f != nil {

@@ -69,7 +69,11 @@ func runResolve(w *World, fromHost, only string) Result {
 	if only != "" {
 		in.Only = []string{only}
 	}
-	plan := resolve.Resolve(context.Background(), in)
+	return resultOf(resolve.Resolve(context.Background(), in))
+}
+
+// resultOf is a resolve plan in the oracle's terms.
+func resultOf(plan *resolve.Plan) Result {
 	res := Result{Outcomes: map[string]Outcome{}}
 	var text strings.Builder
 	for _, d := range plan.Decisions {
@@ -136,6 +140,10 @@ type Entry struct {
 	Allowed bool
 	// Hosts are the hosts the entry says were read when it was written.
 	Hosts []string
+	// Hold is the entry's hold (a manual pick), "" when none; From,
+	// FromHosts and Release its provenance when promoted.
+	Hold, From, Release string
+	FromHosts           []string
 }
 
 // lockEntries reads each lock entry, by module.
@@ -146,7 +154,10 @@ func lockEntries(b []byte) map[string]Entry {
 		return out
 	}
 	for _, m := range l.Modules {
-		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}, Allowed: m.AllowDowngrade != "", Hosts: m.Hosts}
+		e := Entry{Digest: m.Digest, Tag: m.Tag, Recorded: map[string][]string{}, RecordedTags: map[string][]string{}, Allowed: m.AllowDowngrade != "", Hosts: m.Hosts, Hold: m.Hold}
+		if p := m.Promoted; p != nil {
+			e.From, e.FromHosts, e.Release = p.From, p.Hosts, p.Release
+		}
 		for _, ob := range m.Observed {
 			if ob.Digest != "" {
 				e.Recorded[ob.Host] = append(e.Recorded[ob.Host], ob.Digest)
@@ -203,6 +214,9 @@ func parseLock(b []byte) *lock.Lock {
 
 func catalogueOf(w *World) *catalogue.Catalogue {
 	c := &catalogue.Catalogue{}
+	for _, e := range w.Envs {
+		c.Environments = append(c.Environments, &catalogue.Environment{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak})
+	}
 	for _, h := range w.catalogueHosts() {
 		c.Hosts = append(c.Hosts, &catalogue.Host{Name: h.Name, Snapshot: h.Name + ".json"})
 	}
@@ -255,6 +269,10 @@ func observed(w *World, hosts []*Host) observe.Observed {
 			ctr := host.Container{ID: "c-" + m.Ctr, Name: m.Ctr, Image: m.Repo + c.Ref, ImageID: id, State: c.State}
 			if h.Labelled {
 				ctr.Labels = map[string]string{catalogue.ModuleLabel: m.Name}
+			}
+			if w.Envs != nil {
+				// (Read with start times, as pin promote reads hosts.)
+				ctr.StartedAt, ctr.RestartCount = c.StartedAt, c.Restarts
 			}
 			s.Containers = append(s.Containers, ctr)
 			os, arch, _ := strings.Cut(platform, "/")

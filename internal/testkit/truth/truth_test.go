@@ -102,7 +102,8 @@ func TestTruth(t *testing.T) {
 	if *flagHistory < 0 && len(failed) == 0 && len(wo) == 0 && steps >= 2000 {
 		// The oracle must have had something to check, or it proves
 		// nothing.
-		for _, k := range []string{"written", "liveness checked", "plan cutovers", "outdated", "refused downgrade", "refused unknown-order", "renamed locked", "subset written"} {
+		for _, k := range []string{"written", "liveness checked", "plan cutovers", "outdated", "refused downgrade", "refused unknown-order", "renamed locked", "subset written",
+			"env written", "own inputs checked", "promoted", "promotion checked", "promote refused skew", "promote refused soak", "promote refused floor", "pick", "hold kept", "lifted", "locked below the other environment"} {
 			if stats[k] == 0 {
 				t.Errorf("no step exercised %q: %s", k, fmtStats(stats))
 			}

@@ -152,6 +152,10 @@ type Ctr struct {
 	// "@sha256:…" or ":tag@sha256:…".
 	Ref   string
 	State string
+	// StartedAt is when the engine last started it (the world's clock
+	// then); Restarts how often the engine restarted it since.
+	StartedAt time.Time
+	Restarts  int
 }
 
 // Host is a machine of the fleet.
@@ -193,6 +197,17 @@ type World struct {
 	// Tampered marks modules whose lock entry was edited by hand since pin
 	// last wrote it.
 	Tampered map[string]bool
+
+	// Envs are the catalogue's environments (envworld.go); nil for a
+	// history without them, whose one lock is Lock.
+	Envs []*Env
+	// Locks are each environment's lock file's bytes, by environment
+	// name; Dir is the folder they are written in, as pin reads them.
+	Locks map[string][]byte
+	Dir   string
+	// Clock is the time now: it passes (OpTick) in histories with
+	// environments, and is Now in the others.
+	Clock time.Time
 }
 
 // Mod returns the module named name, or nil.
@@ -219,11 +234,21 @@ func (w *World) Host(name string) *Host {
 type Setup struct {
 	Mods  []*Module
 	Hosts []*Host
+	// Envs are the environments declared (nil: none); Clock the time the
+	// history starts at (zero: Now).
+	Envs  []*Env
+	Clock time.Time
 }
 
 // World returns a fresh world from the setup, sharing only the builds.
 func (s *Setup) World() *World {
-	w := &World{Tampered: map[string]bool{}}
+	w := &World{Tampered: map[string]bool{}, Envs: s.Envs, Clock: s.Clock}
+	if w.Clock.IsZero() {
+		w.Clock = Now
+	}
+	if s.Envs != nil {
+		w.Locks = map[string][]byte{}
+	}
 	for _, m := range s.Mods {
 		w.Mods = append(w.Mods, m.clone())
 	}
@@ -235,7 +260,7 @@ func (s *Setup) World() *World {
 
 // without returns the setup without module name.
 func (s *Setup) without(name string) *Setup {
-	c := &Setup{Hosts: s.Hosts}
+	c := &Setup{Hosts: s.Hosts, Envs: s.Envs, Clock: s.Clock}
 	for _, m := range s.Mods {
 		if m.Name != name {
 			c.Mods = append(c.Mods, m)
@@ -288,7 +313,7 @@ type Op struct {
 // Step reports whether the op calls pin.
 func (o Op) Step() bool {
 	switch o.Kind {
-	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated:
+	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated, OpPromote, OpLift:
 		return true
 	}
 	return false
@@ -302,11 +327,14 @@ func (w *World) apply(o Op) Op {
 	switch o.Kind {
 	case OpRun:
 		if h != nil && m != nil {
-			h.Ctrs[o.Mod] = &Ctr{Build: o.Build, Ref: o.Ref, State: o.State}
+			h.Ctrs[o.Mod] = &Ctr{Build: o.Build, Ref: o.Ref, State: o.State, StartedAt: w.Clock}
 		}
 	case OpState:
-		if h != nil && h.Ctrs[o.Mod] != nil {
-			h.Ctrs[o.Mod].State = o.State
+		if c := h.ctr(o.Mod); c != nil {
+			if !Runs(c.State) && Runs(o.State) {
+				c.StartedAt = w.Clock // started again
+			}
+			c.State = o.State
 		}
 	case OpVanish:
 		if h != nil {
@@ -322,7 +350,7 @@ func (w *World) apply(o Op) Op {
 			slices.Sort(m.Hosts)
 		}
 	case OpLeave:
-		if m != nil {
+		if m != nil && !w.lastInEnv(m, o.Host) {
 			m.Hosts = slices.DeleteFunc(m.Hosts, func(x string) bool { return x == o.Host })
 		}
 	case OpPin:
@@ -393,6 +421,8 @@ func (w *World) apply(o Op) Op {
 		}
 		w.Mods = append(w.Mods, g)
 		w.sortMods()
+	default:
+		w.applyEnv(o, m, h)
 	}
 	return o
 }
@@ -489,6 +519,10 @@ func (s *Setup) describe(o Op) string {
 			return fmt.Sprintf("catalogue: module %s added back as %s", o.Mod, o.Text)
 		}
 		return fmt.Sprintf("catalogue: module %s added back", o.Mod)
+	default:
+		if d := describeEnv(o, bname); d != "" {
+			return d
+		}
 	}
 	return string(o.Kind)
 }
@@ -514,6 +548,12 @@ func shortRef(s string) string {
 // Describe renders the setup: each module's settings and builds.
 func (s *Setup) Describe() string {
 	var b strings.Builder
+	for _, e := range s.Envs {
+		fmt.Fprintf(&b, "environment %s: hosts %v, from %q, soak %v\n", e.Name, e.Hosts, e.From, e.Soak)
+	}
+	if !s.Clock.IsZero() {
+		fmt.Fprintf(&b, "clock starts at %s\n", s.Clock.Format(time.RFC3339))
+	}
 	for _, h := range s.Hosts {
 		fmt.Fprintf(&b, "host %s: %s store, %s", h.Name, h.Store, h.Platform)
 		if h.Labelled {

@@ -1,0 +1,230 @@
+package truth
+
+// This file calls pin for histories with environments, as cmd/pin wires
+// it: the whole catalogue and every host read, split by
+// source.Inputs.Environments (each environment's catalogue view, its own
+// hosts, its own lock file read beside the lock path), then package
+// resolve per environment, or package promote with the floor rule and
+// verifier cmd/pin gives it. With pin.go, the files to rewire when pin's
+// API changes.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pin-tool/pin/internal/promote"
+	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
+)
+
+// EnvResult is one environment's share of a run.
+type EnvResult struct {
+	Name string
+	Result
+}
+
+// EnvRun is a resolve, lock --from-host or resolve MODULE over
+// environments: a run writes every environment's lock or none.
+type EnvRun struct {
+	Envs    []EnvResult
+	Written bool
+	Text    string
+}
+
+// lockPath is the --lock path of a world with environments: each
+// environment's lock is source.LockPath beside it.
+func (w *World) lockPath() string {
+	if w.Dir == "" {
+		// (In memory where the machine has a tmpfs: a history writes its
+		// locks often.)
+		dir := ""
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && os.Getenv("TMPDIR") == "" {
+			dir = "/dev/shm"
+		}
+		d, err := os.MkdirTemp(dir, "pin-truth-")
+		if err != nil {
+			panic(err)
+		}
+		w.Dir = d
+	}
+	return filepath.Join(w.Dir, lock.DefaultPath)
+}
+
+// writeLock writes environment env's lock as pin would (only when it
+// changed) and keeps its bytes.
+func (w *World) writeLock(env string, b []byte) {
+	if string(w.Locks[env]) == string(b) {
+		return
+	}
+	if err := os.WriteFile(source.LockPath(w.lockPath(), env), b, 0o644); err != nil {
+		panic(err)
+	}
+	w.Locks[env] = b
+}
+
+// inputs are a run's inputs as cmd/pin loads them: the catalogue, every
+// host of it read (with start times), the registries; each environment's
+// lock is read from its own file.
+func (w *World) inputs() *source.Inputs {
+	return &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, w.catalogueHosts())}
+}
+
+// envsOf splits in as cmd/pin does: names, or all.
+func envsOf(w *World, in *source.Inputs, names []string) []*source.Env {
+	envs, err := in.Environments(w.lockPath(), names)
+	if err != nil {
+		panic(fmt.Sprintf("truth: splitting by environment: %v", err))
+	}
+	return envs
+}
+
+func envInput(w *World, env *source.Env) resolve.Input {
+	rin := env.Input(w.Clock)
+	rin.Registry = registryOf(w)
+	return rin
+}
+
+// runEnvResolve runs "pin resolve", "pin resolve only" or "pin lock
+// --from-host fromHost" (the host's environment alone) with
+// environments.
+func runEnvResolve(w *World, fromHost, only string) EnvRun {
+	in := w.inputs()
+	var names []string
+	if fromHost != "" {
+		names = []string{w.EnvOf(fromHost).Name}
+	}
+	out := EnvRun{Written: true}
+	var text strings.Builder
+	for _, env := range envsOf(w, in, names) {
+		rin := envInput(w, env)
+		if only != "" {
+			if env.Catalogue.Module(only) == nil {
+				continue // "pin resolve MODULE" names none of its modules
+			}
+			rin.Only = []string{only}
+		}
+		if fromHost != "" {
+			rin.Mode, rin.Host = resolve.ModeFromHost, fromHost
+		}
+		r := resultOf(resolve.Resolve(context.Background(), rin))
+		out.Envs = append(out.Envs, EnvResult{Name: env.Name, Result: r})
+		out.Written = out.Written && r.Written
+		fmt.Fprintf(&text, "environment %s:\n%s", env.Name, r.Text)
+	}
+	out.Text = text.String()
+	return out
+}
+
+// Promotion is what "pin promote" decided.
+type Promotion struct {
+	// Refused lists the refusal kinds by module; Err is an error that
+	// stopped it (nothing promoted).
+	Refused map[string]string
+	Err     string
+	// Entries are the modules of the unit promoted, with their new
+	// entries (those that did not change included); Skipped the modules
+	// an automatic promotion left, with why (their kind).
+	Entries map[string]Entry
+	Skipped map[string]string
+	// Old is TO's lock as it was read; Lock is TO's lock as the result
+	// gives it (the old one when refused): nil when there is none.
+	Old, Lock []byte
+	// Written: pin promote would write Lock (promoted, and changed).
+	Written bool
+	Text    string
+}
+
+// runPromote runs "pin promote from to [modules...] [--pick pick]", as
+// cmd/pin wires it, at the world's clock.
+func runPromote(w *World, from, to string, modules []string, pick string) Promotion {
+	in := w.inputs()
+	cat := in.Catalogue
+	toEnv := envsOf(w, in, []string{to})[0]
+	rin := envInput(w, toEnv)
+	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Old: toEnv.Inputs.Lock,
+		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	if pick != "" {
+		pin.Pick = &promote.Pick{Ref: pick, Reason: "picked by the truth test"}
+	}
+	out := Promotion{Refused: map[string]string{}, Entries: map[string]Entry{}, Skipped: map[string]string{}}
+	if l := toEnv.Inputs.Lock; l != nil {
+		out.Old = lock.Format(l)
+	}
+	res, err := promote.Promote(context.Background(), pin)
+	if err != nil {
+		out.Err = err.Error()
+		out.Text = "error: " + out.Err
+		return out
+	}
+	var text strings.Builder
+	for _, r := range res.Refusals {
+		out.Refused[r.Module] = string(r.Kind)
+		text.WriteString(r.Error() + "\n")
+	}
+	for _, s := range res.Skipped {
+		out.Skipped[s.Module] = string(s.Kind)
+		fmt.Fprintf(&text, "skipped %s (%s): %s\n", s.Module, s.Kind, s.Why)
+	}
+	if l := res.Lock(); l != nil {
+		out.Lock = lock.Format(l)
+		entries := lockEntries(out.Lock)
+		for _, e := range res.Entries {
+			out.Entries[e.Module] = entries[e.Module]
+		}
+	}
+	out.Written = !res.Refused() && res.Lock() != nil && lock.Sum(res.Lock()) != toEnv.LockSum
+	fmt.Fprintf(&text, "release %s\n%s", res.Release, out.Lock)
+	out.Text = text.String()
+	return out
+}
+
+func envOf(e *Env) promote.Env {
+	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak}
+}
+
+// runLift runs "pin promote --lift from to module": TO's lock with the
+// hold lifted, or an error (the module is not held: nothing written).
+func runLift(w *World, to, module string) ([]byte, error) {
+	toEnv := envsOf(w, w.inputs(), []string{to})[0]
+	l, err := promote.Lift(toEnv.Inputs.Lock, []string{module})
+	if err != nil {
+		return nil, err
+	}
+	return lock.Format(l), nil
+}
+
+// runEnvPlan runs "pin plan host": the host judged by its environment's
+// lock.
+func runEnvPlan(w *World, hostName string) ([]Cutover, error) {
+	// (pin plan HOST reads that host alone.)
+	in := &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, []*Host{w.Host(hostName)})}
+	rin := envInput(w, envsOf(w, in, []string{w.EnvOf(hostName).Name})[0])
+	rin.Host = hostName
+	cuts, err := resolve.PlanCutover(context.Background(), rin)
+	var out []Cutover
+	for _, c := range cuts {
+		out = append(out, Cutover{Module: c.Module, Host: c.Observation.Host, Verdict: string(c.Verdict)})
+	}
+	return out, err
+}
+
+// runEnvOutdated runs "pin outdated": each environment's modules'
+// statuses, by environment.
+func runEnvOutdated(w *World) map[string]map[string][]string {
+	in := w.inputs()
+	out := map[string]map[string][]string{}
+	for _, env := range envsOf(w, in, nil) {
+		st := map[string][]string{}
+		for _, s := range resolve.Outdated(context.Background(), envInput(w, env), nil) {
+			for _, x := range s.Statuses {
+				st[s.Module.Name] = append(st[s.Module.Name], string(x))
+			}
+		}
+		out[env.Name] = st
+	}
+	return out
+}
