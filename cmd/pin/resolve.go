@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pin-tool/pin/internal/host"
+	"github.com/pin-tool/pin/internal/promote"
 	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
@@ -248,7 +249,7 @@ func failureCode(p *resolve.Plan) int {
 func badInput(err error) bool {
 	var lm *resolve.LockMismatchError
 	var pm *resolve.PinMismatchError
-	return errors.As(err, &lm) || errors.As(err, &pm) || errors.Is(err, host.ErrBadSnapshot)
+	return errors.As(err, &lm) || errors.As(err, &pm) || errors.Is(err, host.ErrBadSnapshot) || errors.Is(err, promote.ErrInput)
 }
 
 func failures(p *resolve.Plan) string {

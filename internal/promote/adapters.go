@@ -25,7 +25,7 @@ func (f ResolveFloors) Judge(ctx context.Context, m *catalogue.Module, img image
 	if v := f.In.Catalogue.Module(m.Name); v != nil {
 		m = v // TO's view: its runs_on limited to TO's hosts
 	}
-	j, err := resolve.Judge(ctx, f.In, m, img, resolve.Override{Downgrade: m.AllowDowngrade, Restore: m.Restore,
+	j, err := resolve.Judge(ctx, f.In, m, img, resolve.Override{Downgrade: m.AllowDowngrade, Restore: m.Restore, Catalogue: true,
 		How: `write allow_downgrade = "<why>" in the module`, HowRestore: `write restore = "<backup>" in the module`})
 	if err != nil {
 		return Verdict{}, err

@@ -141,6 +141,11 @@ func (r *Result) Lock() *lock.Lock {
 	return r.lock
 }
 
+// ErrInput wraps what Promote cannot decide because the request is wrong
+// (a module the catalogue or TO does not hold, a pick without a digest):
+// the caller's input to fix, not a source that failed.
+var ErrInput = errors.New("cannot promote")
+
 // Promote decides a promotion from in.From to in.To. An error means it
 // could not decide (a module not in the catalogue, a pick that names no
 // digest, a registry that failed): nothing is promoted.
@@ -191,7 +196,12 @@ func selected(in Input) ([]*catalogue.Module, bool, error) {
 		for _, n := range in.Modules {
 			m := in.Catalogue.Module(n)
 			if m == nil {
-				return nil, true, fmt.Errorf("module %q is not in the catalogue", n)
+				return nil, true, fmt.Errorf("%w: module %q is not in the catalogue", ErrInput, n)
+			}
+			if !runsIn(m, in.To) {
+				// Its entry would be held against no host of TO, and the
+				// next resolve would retire it: nothing of it runs there.
+				return nil, true, fmt.Errorf("%w: module %q does not run in environment %s (its runs_on names none of %s's hosts): there is nothing of it to promote to", ErrInput, n, in.To.Name, in.To.Name)
 			}
 			if !slices.Contains(mods, m) {
 				mods = append(mods, m)
@@ -205,7 +215,7 @@ func selected(in Input) ([]*catalogue.Module, bool, error) {
 		}
 	}
 	if in.Pick != nil && len(in.Modules) != 1 {
-		return nil, false, errors.New("a pick names one module's image: name exactly one module")
+		return nil, false, fmt.Errorf("%w: a pick names one module's image: name exactly one module", ErrInput)
 	}
 	return mods, len(in.Modules) > 0, nil
 }
@@ -245,7 +255,7 @@ func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) 
 	if in.Pick != nil {
 		p, msg := catalogue.ParsePin(in.Pick.Ref)
 		if msg != "" || p.Digest == "" {
-			return entry, nil, nil, fmt.Errorf("--pick %q: name a digest, as sha256:<digest> or <tag>@sha256:<digest> (a tag alone is a claim)", in.Pick.Ref)
+			return entry, nil, nil, fmt.Errorf("%w: --pick %q: name a digest, as sha256:<digest> or <tag>@sha256:<digest> (a tag alone is a claim)", ErrInput, in.Pick.Ref)
 		}
 		cand = image.Image{Repository: m.Image, Tag: p.Tag, Digest: p.Digest}
 		running = slices.DeleteFunc(running, func(o observe.Observation) bool { return o.Image.Digest != p.Digest })
