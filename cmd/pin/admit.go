@@ -67,6 +67,9 @@ answer says so. See examples/kubernetes/admission.`,
 }
 
 func runAdmit(ctx context.Context, o *admitOptions, s streams) error {
+	if err := textOnly(o.globalOptions, "admit", "read its decisions on stderr, one JSON line each, as it logs them always"); err != nil {
+		return err
+	}
 	if o.CertFile == "" || o.KeyFile == "" {
 		return withCode(exitInput, errors.New("admit needs --tls-cert and --tls-key: the API server calls webhooks over HTTPS only"))
 	}

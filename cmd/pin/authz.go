@@ -64,6 +64,9 @@ down, the Engine fails every request.`,
 }
 
 func runAuthz(ctx context.Context, o *authzOptions, s streams) error {
+	if err := textOnly(o.globalOptions, "authz", "read its decisions on stderr, one JSON line each, as it logs them always"); err != nil {
+		return err
+	}
 	if o.Host == "" {
 		return withCode(exitInput, errors.New("authz needs --host HOST: the catalogue host this Engine is"))
 	}

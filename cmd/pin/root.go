@@ -133,7 +133,7 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		}
 		return g.certsDir(cmd)
 	}
-	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s), newVersionCmd(s))
+	root.AddCommand(newResolveCmd(g, s), newLockCmd(g, s), newPlanCmd(g, s), newOutdatedCmd(g, s), newVersionCmd(g, s))
 	root.AddCommand(newAdmitCmd(g, s))
 	root.AddCommand(newAuthzCmd(g, s))
 	root.AddCommand(newVerifyCmd(g, s))

@@ -13,7 +13,7 @@ import (
 // The JSON Schema documents of docs/schema, one per --format json output.
 // github.com/santhosh-tekuri/jsonschema/v6 is imported by this test only:
 // go.mod lists it as a requirement, but pin's binary does not link it.
-var schemaFiles = []string{"plan.schema.json", "cutover.schema.json", "outdated.schema.json", "init.schema.json", "export.schema.json", "status.schema.json", "promote.schema.json"}
+var schemaFiles = []string{"plan.schema.json", "cutover.schema.json", "outdated.schema.json", "init.schema.json", "export.schema.json", "status.schema.json", "promote.schema.json", "version.schema.json"}
 
 // compileSchemas compiles the documents, each known by its $id, with
 // formats (date-time) asserted.

@@ -85,7 +85,19 @@ func (v buildVersion) String() string {
 	return s
 }
 
-func newVersionCmd(s streams) *cobra.Command {
+// versionOutput is pin version --format json (docs/schema/version.schema.json).
+type versionOutput struct {
+	Schema   int    `json:"schema"`
+	Command  string `json:"command"`
+	Module   string `json:"module"`
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"time,omitempty"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go,omitempty"`
+}
+
+func newVersionCmd(g *globalOptions, s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print pin's version and the revision it was built from",
@@ -93,10 +105,24 @@ func newVersionCmd(s streams) *cobra.Command {
 		// No catalogue is read: version works anywhere.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintln(s.Out, readBuildVersion())
-			return err
+			v := readBuildVersion()
+			switch g.Format {
+			case "table":
+				_, err := fmt.Fprintln(s.Out, v)
+				return err
+			case "json":
+				return writeVersionJSON(s, v)
+			}
+			return withCode(exitInput, fmt.Errorf("--format %q: write table or json", g.Format))
 		},
 	}
+}
+
+func writeVersionJSON(s streams, v buildVersion) error {
+	return writeJSON(s.Out, versionOutput{
+		Schema: 1, Command: "version", Module: v.Module, Version: v.Version,
+		Revision: v.Revision, Time: v.Time, Modified: v.Modified, Go: v.Go,
+	})
 }
 
 // setVersion makes "pin --version" print what "pin version" prints.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,5 +99,28 @@ func TestVersionAdviceRecordsRevision(t *testing.T) {
 	}
 	if !strings.Contains(string(out), " revision "+head) || strings.Contains(string(out), "no revision") {
 		t.Errorf("after %s in a clone of %s: %s", advice[1], head, out)
+	}
+}
+
+// TestVersionJSON: pin version --format json is the build information
+// as an object matching version.schema.json, with the same version and
+// revision as the line; another format is refused.
+func TestVersionJSON(t *testing.T) {
+	dir := t.TempDir()
+	r := pin(t, dir, "version", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	validate(t, compileSchemas(t)["version.schema.json"], "version --format json", r.stdout)
+	var got versionOutput
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	v := readBuildVersion()
+	if got.Command != "version" || got.Version != v.Version || got.Revision != v.Revision || got.Module != v.Module || got.Go != v.Go {
+		t.Errorf("version JSON %+v, build %+v", got, v)
+	}
+	if r := pin(t, dir, "version", "--format", "yaml"); r.code != exitInput || !strings.Contains(r.stderr, `--format "yaml": write table or json`) {
+		t.Errorf("--format yaml: exit %d %s", r.code, r.stderr)
 	}
 }
