@@ -39,6 +39,9 @@ type Floor struct {
 	// a retired one (its module left the catalogue).
 	Entry   *lock.Module
 	Retired bool
+	// Elsewhere is, of a FloorInherited, the other lock the entry is in
+	// (Input.Elsewhere); "" for this run's previous lock.
+	Elsewhere string
 	// content says, of a FloorLocked or FloorInherited, whether its
 	// digest's content was read; when it was not, its lines hold the
 	// floor up, but it is never kept (see unreadLock).
@@ -64,7 +67,19 @@ func (f Floor) entryName() string {
 	if f.Retired {
 		s += " (retired)"
 	}
+	if f.Elsewhere != "" {
+		s += " in " + f.Elsewhere + " (it ran on a host that is this environment's now)"
+	}
 	return s
+}
+
+// entryOf begins the words for an inherited entry: of the previous lock,
+// or of another one (named by entryName).
+func (f Floor) entryOf() string {
+	if f.Elsewhere != "" {
+		return "the entry for "
+	}
+	return "the previous lock's entry for "
 }
 
 // Where names the floor for sentences: "mesh-1/forgejo", "the previous
@@ -74,7 +89,7 @@ func (f Floor) Where() string {
 	case FloorLocked:
 		return "the previous lock"
 	case FloorInherited:
-		return "the previous lock's entry for " + f.entryName()
+		return f.entryOf() + f.entryName()
 	case FloorRecorded:
 		return f.Observation.Where() + " (recorded in the lock)"
 	}
@@ -88,7 +103,7 @@ func (f Floor) runs() string {
 		return "the previous lock names"
 	}
 	if f.Kind == FloorInherited {
-		return "the previous lock's entry for " + f.entryName() + " names"
+		return f.entryOf() + f.entryName() + " names"
 	}
 	if f.Kind == FloorRecorded {
 		return f.Observation.Where() + " ran (recorded in the lock)"

@@ -10,6 +10,13 @@ import (
 	"github.com/pin-tool/pin/lock"
 )
 
+// Foreign is an entry of another lock: Lock names that lock's file, for
+// sentences.
+type Foreign struct {
+	Lock  string
+	Entry *lock.Module
+}
+
 // Registry is what deciding needs of a registry (or a mirror of one).
 type Registry interface {
 	// Tags lists the repository's tags.
@@ -37,6 +44,13 @@ const (
 type Input struct {
 	Catalogue *catalogue.Catalogue
 	Old       *lock.Lock
+	// Elsewhere are entries of other locks (another environment's) that
+	// were held against a host of this catalogue: a host moved between
+	// environments. Each is a floor for the modules that take over what it
+	// recorded, as a retired entry is (see takeover.go), and is never
+	// written to this lock: its own lock keeps it. A floor belongs to what
+	// ran on a host, not to the environment the host was in.
+	Elsewhere []Foreign
 	Observed  observe.Observed
 	// Registry returns the source to ask for a repository, or nil when none
 	// may be asked (offline, no mirror).

@@ -65,7 +65,10 @@ func missingOn(in Input, m *catalogue.Module, locked *lock.Module, missing []str
 			continue
 		}
 		ms := &Missing{Target: target, Where: runsOnWhere(m, in.Host, target), Strays: strays(in.Observed.Snapshots[in.Host], m, taken)}
-		ms.Recorded = locked != nil && slices.ContainsFunc(locked.Observed, func(o lock.Observation) bool { return o.Host == in.Host })
+		// What ran there is recorded by the module's entry, or by an entry
+		// whose floor it takes over (a renamed module's, another
+		// environment's from before the host moved).
+		ms.Recorded = recordedOn(locked, in.Host) || slices.ContainsFunc(in.heirIndex().takenOver(m, nil), func(e *lock.Module) bool { return recordedOn(e, in.Host) })
 		cut := Cutover{Module: m.Name, Observation: observe.Observation{Host: in.Host, Container: target, State: StateMissing}, Locked: locked, Missing: ms}
 		what := fmt.Sprintf("module %q takes over %s on %s (runs_on %q, %s), and %s has none", m.Name, target, in.Host, in.Host, ms.Where, in.Host)
 		if !strings.Contains(target, " ") {
@@ -85,6 +88,11 @@ func missingOn(in Input, m *catalogue.Module, locked *lock.Module, missing []str
 		out = append(out, cut)
 	}
 	return out
+}
+
+// recordedOn reports whether entry e recorded a container on host.
+func recordedOn(e *lock.Module, host string) bool {
+	return e != nil && slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == host })
 }
 
 // missingFix says why a missing target fails the gate, and what to do.

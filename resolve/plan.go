@@ -34,6 +34,8 @@ type Plan struct {
 	Hosts []string
 
 	retired map[*lock.Module]bool
+	// elsewhere: the entries of other locks this run read, by lock file.
+	elsewhere map[*lock.Module]string
 }
 
 // Retired is an entry that stays in the lock as a retired one.
@@ -155,6 +157,10 @@ const (
 // WasRetired reports whether e is a retired entry of the previous lock (of
 // a module that left the catalogue before this run).
 func (p *Plan) WasRetired(e *lock.Module) bool { return p.retired[e] }
+
+// Elsewhere is the lock file entry e is in when it is another lock's
+// (Input.Elsewhere), else "".
+func (p *Plan) Elsewhere(e *lock.Module) string { return p.elsewhere[e] }
 
 // Refused reports whether any module was refused.
 func (p *Plan) Refused() bool {

@@ -19,8 +19,8 @@ import (
 // each Decision carries its own refusal or error.
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
-	in.heirs = newHeirs(in.Old, in.Catalogue)
-	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired}
+	in.heirs = newHeirs(in.Old, in.Catalogue, in.Elsewhere)
+	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired, elsewhere: in.heirs.elsewhere}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
 		// What only Outdated reads (the weighed tag lists) is let go: a

@@ -62,13 +62,17 @@ type heirs struct {
 	// host and recorded no container there.
 	unplaced map[string]map[string][]*lock.Module
 	retired  map[*lock.Module]bool
+	// elsewhere: an entry of another lock (Input.Elsewhere) → that lock.
+	elsewhere map[*lock.Module]string
 }
 
-// newHeirs indexes old's entries; c is the catalogue the run decides.
-func newHeirs(old *lock.Lock, c *catalogue.Catalogue) *heirs {
-	h := &heirs{old: old, byContainer: map[string]map[string][]*lock.Module{}, unplaced: map[string]map[string][]*lock.Module{}, retired: map[*lock.Module]bool{}}
+// newHeirs indexes old's entries, and those of other locks held against
+// this catalogue's hosts (elsewhere); c is the catalogue the run decides.
+func newHeirs(old *lock.Lock, c *catalogue.Catalogue, elsewhere []Foreign) *heirs {
+	h := &heirs{old: old, byContainer: map[string]map[string][]*lock.Module{}, unplaced: map[string]map[string][]*lock.Module{}, retired: map[*lock.Module]bool{}, elsewhere: map[*lock.Module]string{}}
 	if old == nil {
-		return h
+		old = &lock.Lock{}
+		h.old = old
 	}
 	add := func(e *lock.Module) {
 		for _, ob := range e.Observed {
@@ -106,6 +110,17 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue) *heirs {
 		h.retired[e] = true
 		place(e)
 	}
+	// Another lock's entry is taken over as a retired one is: by the
+	// containers it recorded, or by its repository on a host it was read
+	// on. Whatever its name: its module here is another environment's.
+	for _, f := range elsewhere {
+		if _, ok := h.elsewhere[f.Entry]; ok || old.Module(f.Entry.Name) == f.Entry || old.RetiredEntry(f.Entry.Name) == f.Entry {
+			continue
+		}
+		add(f.Entry)
+		place(f.Entry)
+		h.elsewhere[f.Entry] = f.Lock
+	}
 	return h
 }
 
@@ -119,8 +134,9 @@ func (in Input) heirIndex() *heirs {
 	}
 	lastHeirs.Lock()
 	defer lastHeirs.Unlock()
-	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue {
-		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue), in.Old, in.Catalogue
+	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue || !slices.Equal(lastHeirs.elsewhere, in.Elsewhere) {
+		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue, in.Elsewhere), in.Old, in.Catalogue
+		lastHeirs.elsewhere = in.Elsewhere
 	}
 	return lastHeirs.h
 }
@@ -129,9 +145,10 @@ func (in Input) heirIndex() *heirs {
 // catalogue are read-only once loaded.
 var lastHeirs struct {
 	sync.Mutex
-	old *lock.Lock
-	cat *catalogue.Catalogue
-	h   *heirs
+	old       *lock.Lock
+	cat       *catalogue.Catalogue
+	elsewhere []Foreign
+	h         *heirs
 }
 
 // takenOver lists the previous entries, other than m's own, whose floors
@@ -171,7 +188,10 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
-		return boolInt(h.retired[a]) - boolInt(h.retired[b])
+		if c := boolInt(h.retired[a]) - boolInt(h.retired[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(h.elsewhere[a], h.elsewhere[b])
 	})
 	return out
 }
@@ -219,7 +239,7 @@ func inheritedFloors(ctx context.Context, reg Registry, m *catalogue.Module, ent
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Floor{Kind: FloorInherited, Image: img, Entry: e, Retired: h.retired[e], content: state})
+		out = append(out, Floor{Kind: FloorInherited, Image: img, Entry: e, Retired: h.retired[e], Elsewhere: h.elsewhere[e], content: state})
 	}
 	return out, nil
 }

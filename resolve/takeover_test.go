@@ -219,10 +219,81 @@ func TestTakeoverTies(t *testing.T) {
 		{Host: "host-2", Workload: "deployment/forgejo", Container: "forgejo"},
 	}}
 	var got []string
-	for _, x := range newHeirs(old, nil).takenOver(m, nil) {
+	for _, x := range newHeirs(old, nil, nil).takenOver(m, nil) {
 		got = append(got, x.Name)
 	}
 	if want := "composed kube live moved never partly"; strings.Join(got, " ") != want {
 		t.Errorf("taken over: %v, want %s", got, want)
+	}
+}
+
+// TestTakeoverElsewhere: another lock's entries (Input.Elsewhere) are
+// taken over as retired ones are, whatever their name (the module's own
+// name included: its entry there is another environment's), by the
+// containers they recorded or their repository on a host they were read
+// on; an entry of another lock tied to a container this module does not
+// take over is not; and the index made for one Elsewhere is not reused
+// for another.
+func TestTakeoverElsewhere(t *testing.T) {
+	d := "sha256:" + strings.Repeat("b", 64)
+	own := &lock.Module{Name: "svc", Image: repo, Digest: d, Hosts: []string{"host-0"}}
+	ran := &lock.Module{Name: "svc", Image: repo, Digest: d, Hosts: []string{"host-1"}, Observed: []lock.Observation{{Host: "host-1", Container: "svc", Digest: d}}}
+	read := &lock.Module{Name: "gone", Image: repo, Digest: d, Hosts: []string{"host-1"}}
+	tied := &lock.Module{Name: "db", Image: repo, Digest: d, Hosts: []string{"host-1"}, Observed: []lock.Observation{{Host: "host-1", Container: "db", Digest: d}}}
+	old := &lock.Lock{Modules: []*lock.Module{own}}
+	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}}}
+	cat := &catalogue.Catalogue{Modules: []*catalogue.Module{m}}
+	far := []Foreign{{Lock: "pin.lock.staging.hcl", Entry: ran}, {Lock: "pin.lock.staging.hcl", Entry: read}, {Lock: "pin.lock.staging.hcl", Entry: tied}}
+	h := newHeirs(old, cat, far)
+	var got []string
+	for _, x := range h.takenOver(m, nil) {
+		got = append(got, x.Name+"@"+h.elsewhere[x])
+	}
+	if want := "gone@pin.lock.staging.hcl svc@pin.lock.staging.hcl"; strings.Join(got, " ") != want {
+		t.Errorf("taken over: %v, want %s", got, want)
+	}
+	if n := len(newHeirs(old, cat, nil).takenOver(m, nil)); n != 0 {
+		t.Errorf("without Elsewhere, %d entries taken over", n)
+	}
+	in := Input{Catalogue: cat, Old: old, Elsewhere: far}
+	if n := len(in.heirIndex().takenOver(m, nil)); n != 2 {
+		t.Errorf("heirIndex with Elsewhere: %d taken over, want 2", n)
+	}
+	in.Elsewhere = nil
+	if n := len(in.heirIndex().takenOver(m, nil)); n != 0 {
+		t.Errorf("heirIndex reused the index of another Elsewhere: %d taken over", n)
+	}
+}
+
+// TestJudgeElsewhere: host-0 ran forge 1.27.3 when it was another
+// environment's (that lock recorded it) and runs nothing now; its new
+// environment's lock is empty. Admission of 1.22.6 there is a downgrade
+// of what ran, and resolve keeps 1.27.3 over the pin, not the pin: the
+// floor came with the host. Without Elsewhere, both let 1.22.6 in.
+func TestJudgeElsewhere(t *testing.T) {
+	ctx := context.Background()
+	reg, entry, seen := renameWorld("")
+	git := renamed(catalogue.AtLeastRunning, reg)
+	older := reg.byTag["1.22.6"]
+	in := inputOf(git, reg, &lock.Lock{}, seen)
+	in.Elsewhere = []Foreign{{Lock: "pin.lock.staging.hcl", Entry: entry}}
+	j, err := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Allowed() || j.Verdict != VerdictDowngrade {
+		t.Errorf("Judge(git, 1.22.6) with 1.27.3 recorded in another environment's lock: verdict %s, allowed %v", j.Verdict, j.Allowed())
+	}
+	p := Resolve(ctx, in)
+	d := p.Decisions[0]
+	if d.New() == nil || d.New().Digest != entry.Digest {
+		t.Errorf("resolve with 1.27.3 recorded elsewhere: new %v, refusal %v", d.New(), d.Refusal())
+	}
+	if l := p.Lock(); len(l.Retired) != 0 || len(p.TakenOver) != 0 || p.Elsewhere(entry) != "pin.lock.staging.hcl" {
+		t.Errorf("another lock's entry is written here or not named: retired %v, taken over %v, elsewhere %q", l.Retired, p.TakenOver, p.Elsewhere(entry))
+	}
+	in.Elsewhere = nil
+	if j, _ := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{}); !j.Allowed() {
+		t.Errorf("the oracle's premise: without the other lock, 1.22.6 is %s", j.Verdict)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
@@ -36,6 +37,34 @@ func environments(in *source.Inputs, g *globalOptions, s streams, names []string
 		}
 	}
 	return envs, nil
+}
+
+// refuseMoved refuses a run that would rewrite an environment's lock
+// whose entries recorded a host that is another environment's now,
+// unless that environment is decided in the same run: its lock takes the
+// floor over (what ran on the host, from the other lock), and the
+// rewrite then drops nothing. Nothing is written.
+func refuseMoved(envs []*source.Env) error {
+	deciding := map[string]bool{}
+	for _, e := range envs {
+		deciding[e.Name] = true
+	}
+	var lines []string
+	var with []string
+	for _, e := range envs {
+		for _, m := range e.Moved {
+			if deciding[m.Environment] {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s recorded what ran on %s, which is environment %s's host now", e.Path, m.Host, m.Environment))
+			with = append(with, "--environment "+e.Name, "--environment "+m.Environment)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	slices.Sort(with)
+	return withCode(exitInput, fmt.Errorf("%s: rewriting the first without deciding the second would drop that floor. Decide both in one run first: pin resolve (every environment, or %s); nothing written", strings.Join(lines, "; "), strings.Join(slices.Compact(with), " ")))
 }
 
 // envOnly are the modules "pin resolve MODULE…" names that are in env's

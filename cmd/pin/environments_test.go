@@ -490,3 +490,109 @@ func TestEnvironmentsRemovedKeepTheirFloors(t *testing.T) {
 		t.Error("pin.lock.hcl written")
 	}
 }
+
+// TestEnvironmentsHostMoves: a floor belongs to what ran on a host, not
+// to the environment the host was in. s1 ran app 1.3.0 in staging
+// (staging's lock recorded it); the catalogue moves s1 into production
+// and s1's container is removed on the way. Production's lock must not
+// name less than 1.3.0 for what takes s1's container over, though
+// production's own lock and hosts say 1.1.0 and 1.0.0: the oracle is
+// the build s1 ran. Staging keeps its entry, retired.
+func TestEnvironmentsHostMoves(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	if s, p := w.lockedVersion("pin.lock.staging.hcl"), w.lockedVersion("pin.lock.production.hcl"); s != "1.3.0" || p != "1.1.0" {
+		t.Fatalf("before the move: staging %s, production %s", s, p)
+	}
+	w.hosts["s1"] = &host.Snapshot{Schema: 1, Host: "s1", ImageStore: "classic"}
+	moved := strings.Replace(strings.Replace(fmt.Sprintf(envModules, "at-least-running"), `hosts = ["s1"]`, `hosts = []`, 1), `hosts = ["p1"]`, `hosts = ["p1", "s1"]`, 1)
+	w.world.write([]string{"registry.example.org"}, moved)
+	// The cutover gate of s1 knows app ran there: missing, not new.
+	if r := pin(t, w.dir, "plan", "s1", "--format", "json"); !strings.Contains(r.stdout, `"verdict": "missing"`) || strings.Contains(r.stdout, `"verdict": "new"`) {
+		t.Errorf("plan s1 after the move: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := pin(t, w.dir, "resolve")
+	if r.code != exitOK {
+		t.Fatalf("resolve after the move: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.3.0" {
+		t.Errorf("production locks %s after s1 joined it, below the 1.3.0 s1 ran (staging's lock recorded it)\n%s", p, r.stdout)
+	}
+	if !strings.Contains(r.stdout, `inherits module "app" in pin.lock.staging.hcl`) {
+		t.Errorf("the plan does not say where production's floor came from:\n%s", r.stdout)
+	}
+	if b := readFileT(t, filepath.Join(w.dir, "pin.lock.staging.hcl")); !strings.Contains(b, `retired "app"`) {
+		t.Errorf("staging's lock does not keep app's entry retired:\n%s", b)
+	}
+	// Staging's retired entry still records s1: production's plan names
+	// it, in its schema.
+	r = pin(t, w.dir, "resolve", "--format", "json")
+	validate(t, compileSchemas(t)["plan.schema.json"], "resolve --format json after a host moved", r.stdout)
+	var out struct {
+		Modules []struct {
+			Environment string
+			TakenOver   []takenOverOutput `json:"taken_over"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, m := range out.Modules {
+		for _, to := range m.TakenOver {
+			named = named || m.Environment == "production" && to.Name == "app" && to.Lock == "pin.lock.staging.hcl" && to.Entry.Digest == w.builds["1.3.0"].digest
+		}
+	}
+	if !named {
+		t.Errorf("resolve --format json does not name the other lock's entry production takes over:\n%s", r.stdout)
+	}
+}
+
+// TestEnvironmentsHostMovesPartialRun: s1 moves from staging to
+// production while app still runs in staging on s2. Rewriting staging's
+// lock alone would drop its record of s1 (its entry is held against
+// staging's hosts) before production's lock took that floor over: pin
+// resolve --environment staging is refused, exit 2, both locks
+// byte-identical, naming s1 and production. Deciding both in one run
+// carries the 1.3.0 s1 ran into production; then staging alone is fine.
+func TestEnvironmentsHostMovesPartialRun(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("s2", "1.2.0")
+	w.runs("p1", "1.0.0")
+	three := strings.NewReplacer(`  runs_on "p1" { container = "app" }`, "  runs_on \"p1\" { container = \"app\" }\n  runs_on \"s2\" { container = \"app\" }",
+		`hosts = ["s1"]`, `hosts = ["s1", "s2"]`).Replace(fmt.Sprintf(envModules, "at-least-running"))
+	w.world.write([]string{"registry.example.org"}, three)
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	if s, p := w.lockedVersion("pin.lock.staging.hcl"), w.lockedVersion("pin.lock.production.hcl"); s != "1.3.0" || p != "1.1.0" {
+		t.Fatalf("before the move: staging %s, production %s", s, p)
+	}
+	w.hosts["s1"] = &host.Snapshot{Schema: 1, Host: "s1", ImageStore: "classic"}
+	moved := strings.NewReplacer(`hosts = ["s1", "s2"]`, `hosts = ["s2"]`, `hosts = ["p1"]`, `hosts = ["p1", "s1"]`).Replace(three)
+	w.world.write([]string{"registry.example.org"}, moved)
+	staging, production := filepath.Join(w.dir, "pin.lock.staging.hcl"), filepath.Join(w.dir, "pin.lock.production.hcl")
+	before := readFileT(t, staging) + readFileT(t, production)
+	r := pin(t, w.dir, "resolve", "--environment", "staging")
+	if r.code != exitInput || !strings.Contains(r.stderr, "pin.lock.staging.hcl recorded what ran on s1, which is environment production's host now") || !strings.Contains(r.stderr, "--environment production --environment staging") {
+		t.Errorf("resolve --environment staging after s1 moved: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if after := readFileT(t, staging) + readFileT(t, production); after != before {
+		t.Error("a refused run changed a lock")
+	}
+	if r := pin(t, w.dir, "resolve", "--environment", "staging", "--environment", "production"); r.code != exitOK {
+		t.Fatalf("resolve of both: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if p := w.lockedVersion("pin.lock.production.hcl"); p != "1.3.0" {
+		t.Errorf("production locks %s after s1 joined it, below the 1.3.0 s1 ran", p)
+	}
+	if r := pin(t, w.dir, "resolve", "--environment", "staging"); r.code != exitOK {
+		t.Errorf("staging alone once production took the floor over: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -131,6 +131,9 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		return withCode(exitInput, err)
 	}
 	toEnv := envs[0]
+	if err := refuseMoved(envs); err != nil {
+		return err
+	}
 	if o.Lift {
 		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)
 		if err != nil {

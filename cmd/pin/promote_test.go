@@ -305,3 +305,34 @@ func TestStatusBehindUpstream(t *testing.T) {
 		t.Errorf("status annotations: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPromoteOverAMovedHost: s1 ran app 1.3.0 in staging (staging's lock
+// recorded it) and moved into production with its container removed;
+// staging's s2 has run 1.2.0 for two days. Promoting 1.2.0 to production
+// would put it where 1.3.0 ran: refused by the floor rule (production's
+// lock and hosts alone say 1.1.0 and 1.0.0, below 1.2.0), production's
+// lock byte-identical, the refusal naming staging's lock.
+func TestPromoteOverAMovedHost(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.3.0", 48*time.Hour)
+	w.runsSince("s2", "1.1.0", 48*time.Hour)
+	w.runsSince("p1", "1.0.0", 48*time.Hour)
+	w.writePromote()
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	w.hosts["s1"] = nil
+	w.runsSince("s2", "1.2.0", 48*time.Hour)
+	w.writePromote()
+	moved := strings.NewReplacer(`hosts = ["s1", "s2"]`, `hosts = ["s2"]`, `hosts = ["p1"]`, `hosts = ["p1", "s1"]`).Replace(readFileT(t, filepath.Join(w.dir, "catalogue.hcl")))
+	writeFile(t, filepath.Join(w.dir, "catalogue.hcl"), moved)
+	production := filepath.Join(w.dir, "pin.lock.production.hcl")
+	before := readFileT(t, production)
+	r := pin(t, w.dir, "promote", "staging", "production")
+	if r.code == exitOK || !strings.Contains(r.stdout+r.stderr, "pin.lock.staging.hcl") {
+		t.Errorf("promote 1.2.0 over the 1.3.0 s1 ran: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readFileT(t, production) != before {
+		t.Errorf("a refused promotion changed production's lock:\n%s", readFileT(t, production))
+	}
+}

@@ -205,6 +205,9 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if err != nil {
 			return nil, withCode(exitInput, err)
 		}
+		if err := refuseMoved([]*source.Env{env}); err != nil {
+			return nil, err
+		}
 		return env.Inputs, nil
 	}}
 	switch o.Forge {

@@ -52,6 +52,9 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 		if err != nil {
 			return nil, nil, withCode(exitInput, err)
 		}
+		if err := refuseMoved([]*source.Env{toEnv}); err != nil {
+			return nil, nil, err
+		}
 		res, err := decidePromotion(ctx, po, in, toEnv, from, to)
 		requestSummary(&g, s, in.Registries)
 		if err != nil {

@@ -91,9 +91,12 @@ type skippedOutput struct {
 }
 
 type takenOverOutput struct {
-	Name    string       `json:"name"`
-	Retired bool         `json:"retired"`
-	Entry   *imageOutput `json:"entry"`
+	Name    string `json:"name"`
+	Retired bool   `json:"retired"`
+	// Lock is the other lock file the entry is in (another environment's,
+	// whose host is this one's now); "" for the previous lock.
+	Lock  string       `json:"lock,omitempty"`
+	Entry *imageOutput `json:"entry"`
 }
 
 type imageOutput struct {
@@ -205,7 +208,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			m.Won = string(d.New().Source)
 		}
 		for _, e := range d.TakenOver {
-			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Entry: lockImage(e)})
+			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Lock: p.Elsewhere(e), Entry: lockImage(e)})
 		}
 		for _, sk := range d.Skipped {
 			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why})
@@ -372,6 +375,9 @@ func writePlanTable(w io.Writer, out planOutput) {
 			what := fmt.Sprintf("module %q", t.Name)
 			if t.Retired {
 				what += " (retired)"
+			}
+			if t.Lock != "" {
+				what += " in " + sanitize(t.Lock) + " (it ran on a host that is this environment's now)"
 			}
 			fmt.Fprintf(w, "  inherits %s %s: its floor is this module's\n", what, describeLocked(t.Entry))
 		}

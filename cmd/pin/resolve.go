@@ -117,6 +117,9 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseMoved(envs); err != nil && !o.Check {
+		return err
+	}
 	if err := modulesInEnvironments(envs, o.only()); err != nil {
 		return err
 	}

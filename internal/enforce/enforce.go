@@ -33,6 +33,9 @@ const (
 type Enforcer struct {
 	Catalogue *catalogue.Catalogue
 	Lock      *lock.Lock
+	// Elsewhere are other environments' entries held against this
+	// environment's hosts (resolve.Input.Elsewhere): floors here too.
+	Elsewhere []resolve.Foreign
 	// Hosts are the adapters of the catalogue's hosts, by name.
 	Hosts map[string]observe.Host
 	// Registry returns the source to ask for a repository (see Memo).
@@ -78,7 +81,11 @@ func (e *Enforcer) environments(lockPath string) error {
 		if err != nil {
 			return err
 		}
-		sub := &Enforcer{Catalogue: view, Lock: el.Lock, Hosts: e.Hosts, Registry: e.Registry, Verifier: e.Verifier, parent: e}
+		elsewhere, err := source.HeldElsewhere(lockPath, e.Catalogue, env)
+		if err != nil {
+			return err
+		}
+		sub := &Enforcer{Catalogue: view, Lock: el.Lock, Elsewhere: elsewhere, Hosts: e.Hosts, Registry: e.Registry, Verifier: e.Verifier, parent: e}
 		if e.byHost == nil {
 			e.byHost = map[string]*Enforcer{}
 		}
@@ -182,7 +189,7 @@ func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *cat
 	} else if e.parent != nil && e.parent.Now != nil {
 		now = e.parent.Now
 	}
-	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
+	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Elsewhere: e.Elsewhere, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
 	return resolve.Judge(ctx, in, m, img, ov)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // LockPath is the lock file of environment env beside the lock at path:
@@ -52,11 +53,50 @@ type Env struct {
 	// when it is not Path: the environment's file did not exist yet, and
 	// the lock of the catalogue before it declared environments did.
 	Seeded string
+	// Moved are the hosts of other environments that the environment's
+	// own lock's entries were held against: hosts that moved since it was
+	// written. A run that rewrites this lock drops them, so it must decide
+	// their environments too (whose locks take the floors over, through
+	// Elsewhere), or refuse. None for a seeded lock.
+	Moved []MovedHost
 	// Inputs are the run's as the environment sees them: the catalogue's
 	// view (catalogue.ForEnvironment), its previous lock and that lock's
 	// sum, what its hosts answered (and only its hosts), the registries
 	// of the run.
 	*Inputs
+}
+
+// MovedHost is a host an environment's lock recorded that is another
+// environment's now.
+type MovedHost struct {
+	Host, Environment string
+}
+
+// movedHosts are the hosts the entries of l (e's own lock) were held
+// against that cat puts in another environment now, sorted.
+func movedHosts(cat *catalogue.Catalogue, e *catalogue.Environment, l *lock.Lock) []MovedHost {
+	if l == nil {
+		return nil
+	}
+	var out []MovedHost
+	note := func(h string) {
+		if slices.Contains(e.Hosts, h) {
+			return
+		}
+		if other := cat.EnvironmentOf(h); other != nil {
+			out = append(out, MovedHost{Host: h, Environment: other.Name})
+		}
+	}
+	for _, m := range l.Modules {
+		for _, h := range m.Hosts {
+			note(h)
+		}
+		for _, o := range m.Observed {
+			note(o.Host)
+		}
+	}
+	slices.SortFunc(out, func(a, b MovedHost) int { return strings.Compare(a.Host, b.Host) })
+	return slices.Compact(out)
 }
 
 // UnknownEnvironmentError is an environment named on the command line
@@ -102,6 +142,7 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 	if len(cat.Environments) == 0 {
 		return []*Env{{Path: lockPath, Inputs: in}}, nil
 	}
+	others := &otherLocks{path: func(env string) string { return LockPath(lockPath, env) }}
 	var out []*Env
 	for _, e := range cat.Environments {
 		if len(names) > 0 && !slices.Contains(names, e.Name) {
@@ -112,14 +153,22 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 		if err != nil {
 			return nil, err
 		}
+		elsewhere, err := others.heldOn(cat, e)
+		if err != nil {
+			return nil, err
+		}
 		env := &Env{Name: e.Name, Path: el.Path, Seeded: el.Seeded, Inputs: &Inputs{
 			Catalogue:  view,
 			Lock:       el.Lock,
 			LockSum:    el.Sum,
+			Elsewhere:  elsewhere,
 			Observed:   hostsOf(in.Observed, e.Hosts),
 			Skipped:    skippedOf(in.Skipped, e.Hosts),
 			Registries: in.Registries,
 		}}
+		if el.Seeded == "" {
+			env.Moved = movedHosts(cat, e, el.Lock)
+		}
 		out = append(out, env)
 	}
 	return out, nil
@@ -143,14 +192,89 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 		}
 		return nil, &UnknownEnvironmentError{Environment: name, Known: known}
 	}
-	return &Env{Name: name, Path: lockPath, Inputs: &Inputs{
+	// The other environments' locks are beside lockPath, named as
+	// LockPath names them.
+	others := &otherLocks{}
+	if base, ok := strings.CutSuffix(lockPath, "."+name+".hcl"); ok {
+		others.path = func(env string) string { return LockPath(base+".hcl", env) }
+	}
+	elsewhere, err := others.heldOn(cat, e)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{Name: name, Path: lockPath, Moved: movedHosts(cat, e, in.Lock), Inputs: &Inputs{
 		Catalogue:  cat.ForEnvironment(name, labelled(cat, in.Observed, e)...),
 		Lock:       in.Lock,
 		LockSum:    in.LockSum,
+		Elsewhere:  elsewhere,
 		Observed:   hostsOf(in.Observed, e.Hosts),
 		Skipped:    skippedOf(in.Skipped, e.Hosts),
 		Registries: in.Registries,
 	}}, nil
+}
+
+// HeldElsewhere are the entries of the other environments' locks beside
+// lockPath held against env's hosts: what ran on a host before it moved
+// into env, a floor there (Inputs.Elsewhere).
+func HeldElsewhere(lockPath string, cat *catalogue.Catalogue, env *catalogue.Environment) ([]resolve.Foreign, error) {
+	o := &otherLocks{path: func(name string) string { return LockPath(lockPath, name) }}
+	return o.heldOn(cat, env)
+}
+
+// otherLocks reads the environments' lock files once each, to find in
+// them the entries held against another environment's hosts.
+type otherLocks struct {
+	// path is an environment's lock file; nil when they cannot be found
+	// (a lock path not named as LockPath names them).
+	path  func(env string) string
+	locks map[string]*lock.Lock
+}
+
+// heldOn are the entries of the other environments' locks (modules and
+// retired ones) held against one of e's hosts: each such host was the
+// other environment's when the entry was written, and what ran on it is
+// a floor in e now (resolve.Input.Elsewhere). A lock that does not parse
+// is a *DiagnosticsError: its floors cannot be known.
+func (o *otherLocks) heldOn(cat *catalogue.Catalogue, e *catalogue.Environment) ([]resolve.Foreign, error) {
+	if o.path == nil {
+		return nil, nil
+	}
+	var out []resolve.Foreign
+	for _, other := range cat.Environments {
+		if other.Name == e.Name {
+			continue
+		}
+		path := o.path(other.Name)
+		l, ok := o.locks[other.Name]
+		if !ok {
+			old, b, diags := lock.Load(path)
+			if diags.HasErrors() {
+				return nil, &DiagnosticsError{What: "lockfile", Path: path, Files: map[string]*hcl.File{path: {Bytes: b}}, Diagnostics: diags}
+			}
+			if o.locks == nil {
+				o.locks = map[string]*lock.Lock{}
+			}
+			o.locks[other.Name], l = old, old
+		}
+		if l == nil {
+			continue
+		}
+		for _, list := range [][]*lock.Module{l.Modules, l.Retired} {
+			for _, m := range list {
+				if heldOnAny(m, e.Hosts) {
+					out = append(out, resolve.Foreign{Lock: path, Entry: m})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// heldOnAny reports whether entry m was held against one of hosts (not
+// against none: such an entry is its own environment's alone).
+func heldOnAny(m *lock.Module, hosts []string) bool {
+	return slices.ContainsFunc(m.Hosts, func(h string) bool { return slices.Contains(hosts, h) }) ||
+		slices.ContainsFunc(m.Observed, func(o lock.Observation) bool { return slices.Contains(hosts, o.Host) })
 }
 
 // skippedOf are the skipped hosts among hosts; nil when none is.
@@ -230,8 +354,7 @@ func heldOn(m *lock.Module, hosts []string) bool {
 	if len(m.Hosts) == 0 && len(m.Observed) == 0 {
 		return true
 	}
-	return slices.ContainsFunc(m.Hosts, func(h string) bool { return slices.Contains(hosts, h) }) ||
-		slices.ContainsFunc(m.Observed, func(o lock.Observation) bool { return slices.Contains(hosts, o.Host) })
+	return heldOnAny(m, hosts)
 }
 
 // hostsOf is what hosts answered, of all that were read.

@@ -1,12 +1,16 @@
 package source
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pin-tool/pin/internal/catalogue"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 func TestLockPath(t *testing.T) {
@@ -40,5 +44,82 @@ func TestOrphanLocks(t *testing.T) {
 	}
 	if got := OrphanLocks(filepath.Join(dir, "pin.lock.hcl"), &catalogue.Catalogue{}); len(got) != 2 {
 		t.Errorf("without environments: %v, want staging's and qa's", got)
+	}
+}
+
+// TestHeldElsewhere: s1 moved from staging into production. Production
+// sees the entries of staging's lock (modules and retired ones) held
+// against s1, whether by its hosts line or an observed block, and not
+// those held against staging's own hosts or none; staging's lock
+// records a moved host (Moved), production's none. Environment, given
+// production's own lock path (pin propose in a work tree), finds
+// staging's lock beside it.
+func TestHeldElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, "pin.lock.hcl")
+	d := "sha256:" + strings.Repeat("c", 64)
+	entry := func(name string, hosts []string, observed ...string) *lock.Module {
+		m := &lock.Module{Name: name, Policy: "at-least-running", Image: "registry.example.org/" + name, Digest: d, Source: lock.SourcePin, Rule: "content", Reason: "test", Hosts: hosts}
+		for _, h := range observed {
+			m.Observed = append(m.Observed, lock.Observation{Host: h, Container: name, Digest: d})
+		}
+		return m
+	}
+	ran := entry("app", []string{"s1", "s2"}, "s1", "s2")
+	listed := entry("db", []string{"s1"})
+	stays := entry("cache", []string{"s2"}, "s2")
+	nowhere := entry("docs", nil)
+	gone := entry("old", []string{"s2"}, "s1")
+	staging := &lock.Lock{Modules: []*lock.Module{ran, stays, listed, nowhere}, Retired: []*lock.Module{gone}}
+	slices.SortFunc(staging.Modules, func(a, b *lock.Module) int { return strings.Compare(a.Name, b.Name) })
+	if err := os.WriteFile(LockPath(lockPath, "staging"), lock.Format(staging), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prod := &catalogue.Environment{Name: "production", Hosts: []string{"p1", "s1"}}
+	stag := &catalogue.Environment{Name: "staging", Hosts: []string{"s2"}}
+	cat := &catalogue.Catalogue{Environments: []*catalogue.Environment{prod, stag}}
+	names := func(fs []resolve.Foreign) (out []string) {
+		for _, f := range fs {
+			if f.Lock != LockPath(lockPath, "staging") {
+				t.Errorf("%s: lock %q", f.Entry.Name, f.Lock)
+			}
+			out = append(out, f.Entry.Name)
+		}
+		return out
+	}
+	got, err := HeldElsewhere(lockPath, cat, prod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "app db old"; strings.Join(names(got), " ") != want {
+		t.Errorf("held against production's hosts: %v, want %s", names(got), want)
+	}
+	in := &Inputs{Catalogue: cat}
+	env, err := in.Environment("production", LockPath(lockPath, "production"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "app db old"; strings.Join(names(env.Elsewhere), " ") != want {
+		t.Errorf("Environment(production).Elsewhere: %v, want %s", names(env.Elsewhere), want)
+	}
+	envs, err := (&Inputs{Catalogue: cat}).Environments(lockPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range envs {
+		want := []MovedHost(nil)
+		if e.Name == "staging" {
+			want = []MovedHost{{Host: "s1", Environment: "production"}}
+		}
+		if !slices.Equal(e.Moved, want) {
+			t.Errorf("%s: Moved %v, want %v", e.Name, e.Moved, want)
+		}
+	}
+	if err := os.WriteFile(LockPath(lockPath, "staging"), []byte("module {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var de *DiagnosticsError
+	if _, err := HeldElsewhere(lockPath, cat, prod); !errors.As(err, &de) {
+		t.Errorf("staging's lock does not parse: %v, want a *DiagnosticsError", err)
 	}
 }

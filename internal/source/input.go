@@ -14,7 +14,7 @@ import (
 // decided at once. A command sets what is its own on the copy it gets
 // (Mode, Host, Only, Progress).
 func (in *Inputs) Input(now time.Time) resolve.Input {
-	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Now: now}
+	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Elsewhere: in.Elsewhere, Observed: in.Observed, Now: now}
 	if in.Registries != nil {
 		rin.Registry, rin.Verifier = in.Registries.For, in.Registries.Verifier
 		rin.ModulesAtOnce = ModulesAtOnce(in.Catalogue, in.Registries.o.Concurrency)

@@ -12,6 +12,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // Request is what one command loads.
@@ -41,8 +42,12 @@ type Inputs struct {
 	// LockSum is the SHA-256 of the lockfile's bytes as read (of none when
 	// there was no file): a run keeps that, not the bytes, to tell whether
 	// its lock changes (a 10,000-module lock is 5.8 MB).
-	LockSum  [sha256.Size]byte
-	Observed observe.Observed
+	LockSum [sha256.Size]byte
+	// Elsewhere are the entries of other environments' locks held against
+	// this environment's hosts (a host that moved): floors here too (see
+	// resolve.Input.Elsewhere). Set by Environments and Environment.
+	Elsewhere []resolve.Foreign
+	Observed  observe.Observed
 	// Skipped are the hosts that could not be read and that the
 	// catalogue lets a run go on without (skip_unreachable), with why:
 	// the run must say so.
