@@ -256,7 +256,7 @@ func TestPromoteJSON(t *testing.T) {
 func TestTextOnlyCommandsRefuseJSON(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "catalogue.hcl"), "host \"h1\" {\n  snapshot = \"h1.json\"\n}\n")
-	for _, args := range [][]string{{"verify"}, {"observe", "h1", "--key", "cosign.key"}, {"admit", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, {"authz", "--host", "h1"}} {
+	for _, args := range [][]string{{"verify"}, {"observe", "h1", "--key", "cosign.key"}, {"admit", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, {"authz", "--host", "h1"}, {"completion", "bash"}} {
 		r := pin(t, dir, append([]string{"--format", "json"}, args...)...)
 		if r.code != exitInput || r.stdout != "" || !strings.Contains(r.stderr, "pin "+args[0]+" prints text only, and has no --format json: leave out --format json") {
 			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)

@@ -125,6 +125,9 @@ already runs, unless the catalogue states the downgrade and its reason.`,
 		if g.Format != "table" && g.Format != "json" {
 			return withCode(exitInput, fmt.Errorf("--format %q: write table or json", g.Format))
 		}
+		if cmd.Name() == "completion" || cmd.HasParent() && cmd.Parent().Name() == "completion" {
+			return textOnly(g, "completion", "source the script it prints in your shell")
+		}
 		if g.Timeout <= 0 {
 			return withCode(exitInput, fmt.Errorf("--timeout %s: write a positive duration, such as 30s", g.Timeout))
 		}
