@@ -116,4 +116,16 @@ func TestRegistryVerifyKeyless(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "FAIL web") || !strings.Contains(r.stdout, "untrusted signer") {
 		t.Errorf("verify with another subject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The identity changed: the locked 1.1.0 can no longer be verified,
+	// and resolve says so and refuses (it neither keeps it silently nor
+	// goes below it), the lock byte-identical.
+	locked, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl"))
+	r = pin(t, dir, "resolve", cache)
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "can no longer be verified") || !strings.Contains(r.stdout+r.stderr, `allow_unverified = "<why>"`) ||
+		!strings.Contains(r.stderr, "signed by "+iss+" "+who+", not the identity the verify block names") {
+		t.Errorf("resolve with another subject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "pin.lock.hcl")); string(after) != string(locked) {
+		t.Errorf("the refused run changed the lock:\n%s", after)
+	}
 }
