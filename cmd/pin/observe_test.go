@@ -103,6 +103,13 @@ module "forge" {
 	if e == nil || e.Digest != ranRef.DigestStr() || e.Source != lock.SourceRunning {
 		t.Fatalf("lock entry %+v, want the running 1.27.3 (%s), won by running:\n%s", e, ranRef.DigestStr(), written)
 	}
+	// -v counts the requests for the observation apart from the
+	// modules': warm, one manifest HEAD (and the ping), the artifact and
+	// its signature read from the cache.
+	r = pin(t, dir, "resolve", "-v", "--cache-dir="+filepath.Join(dir, "cache"))
+	if want := reg + ": 3 requests (manifest HEAD 1, ping http 1, ping https 1) reading published observations"; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("resolve -v, warm: exit %d, want %q in\n%s", r.code, want, r.stderr)
+	}
 
 	// Another key: refused, the host named, the lock untouched.
 	otherKey := t.TempDir()

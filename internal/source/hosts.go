@@ -29,6 +29,12 @@ func (e *UnknownHostError) Error() string {
 // that host alone. Under Offline a live host is not asked: its adapter
 // answers an error that is image.ErrUnavailable.
 func Hosts(c *catalogue.Catalogue, o Options, only string) (map[string]observe.Host, error) {
+	return hostsCounted(c, o, only, nil)
+}
+
+// hostsCounted is Hosts, the requests for published observations counted
+// by counter (nil: not counted).
+func hostsCounted(c *catalogue.Catalogue, o Options, only string, counter *registry.Counter) (map[string]observe.Host, error) {
 	if only != "" && c.Host(only) == nil {
 		var names []string
 		for _, h := range c.Hosts {
@@ -37,7 +43,7 @@ func Hosts(c *catalogue.Catalogue, o Options, only string) (map[string]observe.H
 		return nil, &UnknownHostError{Host: only, Known: names}
 	}
 	hosts := map[string]observe.Host{}
-	published := &observationHosts{c: c, o: o, remotes: map[string]*registry.Remote{}}
+	published := &observationHosts{c: c, o: o, counter: counter, remotes: map[string]*registry.Remote{}}
 	for _, h := range c.Hosts {
 		if only != "" && h.Name != only {
 			continue

@@ -96,7 +96,8 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	hosts, err := Hosts(cat, r.Options, r.Host)
+	regs := NewRegistries(cat, r.Options)
+	hosts, err := hostsCounted(cat, r.Options, r.Host, regs.observed)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -122,7 +123,7 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 		LockSum:    sha256.Sum256(oldBytes),
 		Observed:   observed,
 		Skipped:    skipped,
-		Registries: NewRegistries(cat, r.Options),
+		Registries: regs,
 	}, warnings, nil
 }
 

@@ -19,6 +19,7 @@ import (
 type observationHosts struct {
 	c       *catalogue.Catalogue
 	o       Options
+	counter *registry.Counter // nil: requests not counted
 	remotes map[string]*registry.Remote
 }
 
@@ -49,6 +50,9 @@ func (b *observationHosts) host(h *catalogue.Host) observe.Host {
 	rem, ok := b.remotes[regHost]
 	if !ok {
 		opts := registry.RemoteOptions{Host: regHost, Concurrency: b.o.Concurrency, Timeout: b.o.Timeout, CertsDir: b.o.CertsDir}
+		if b.counter != nil {
+			opts.Transport = b.counter
+		}
 		if dir != "" {
 			opts.Cache = registry.NewCache(dir)
 		}

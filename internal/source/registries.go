@@ -21,8 +21,10 @@ import (
 type Registries struct {
 	c *catalogue.Catalogue
 	o Options
-	// counter counts every request sent to a registry, for -v.
-	counter *registry.Counter
+	// counter counts every request sent to a registry, for -v; observed
+	// those sent to read hosts' published observations (Load wires it).
+	counter  *registry.Counter
+	observed *registry.Counter
 	mu      sync.Mutex
 	src     map[string]resolve.Registry
 	// sig is where each registry's signatures are read (the same client
@@ -34,13 +36,19 @@ type Registries struct {
 // NewRegistries prepares the registries of catalogue c; nothing is opened
 // before For asks.
 func NewRegistries(c *catalogue.Catalogue, o Options) *Registries {
-	return &Registries{c: c, o: o, counter: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{},
+	return &Registries{c: c, o: o, counter: registry.NewCounter(remote.DefaultTransport), observed: registry.NewCounter(remote.DefaultTransport), src: map[string]resolve.Registry{},
 		sig: map[string]sigstore.Registry{}, policies: map[*catalogue.Verify]policy{}}
 }
 
 // Summary lists the requests sent to each registry, by kind, one line per
 // registry (for -v).
-func (r *Registries) Summary() []string { return r.counter.Summary() }
+func (r *Registries) Summary() []string {
+	out := r.counter.Summary()
+	for _, l := range r.observed.Summary() {
+		out = append(out, l+" reading published observations")
+	}
+	return out
+}
 
 // cache is the on-disk cache of immutable content: CacheDir, else the
 // user cache folder; none when neither can be had.
