@@ -25,8 +25,8 @@ type Registries struct {
 	// those sent to read hosts' published observations (Load wires it).
 	counter  *registry.Counter
 	observed *registry.Counter
-	mu      sync.Mutex
-	src     map[string]resolve.Registry
+	mu       sync.Mutex
+	src      map[string]resolve.Registry
 	// sig is where each registry's signatures are read (the same client
 	// as src's), and policies the verify blocks loaded (verifiers.go).
 	sig      map[string]sigstore.Registry
