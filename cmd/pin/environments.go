@@ -31,12 +31,43 @@ func environments(in *source.Inputs, g *globalOptions, s streams, names []string
 	case err != nil:
 		return nil, loadError(s, nil, nil, err)
 	}
+	warnOrphans(s, g.Lock, in.Catalogue)
 	for _, e := range envs {
 		if e.Seeded != "" {
 			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Path), sanitize(e.Seeded))
 		}
 	}
 	return envs, nil
+}
+
+// refuseOrphans refuses a run that writes a lock while the lock of an
+// environment the catalogue no longer declares is beside lockPath (the
+// lock as --lock names it): what it recorded on a host still bounds that
+// host (Inputs.Elsewhere), but what it recorded on no host counts in no
+// lock. Nothing is written.
+func refuseOrphans(lockPath string, cat *catalogue.Catalogue) error {
+	if orphans := source.OrphanLocks(lockPath, cat); len(orphans) > 0 {
+		return withCode(exitInput, fmt.Errorf("%s: the lock of an environment the catalogue no longer declares; its floors would count in no lock. Declare the environment again, or, to forget its floors on purpose, move the file away; nothing written", joinAnd(orphans)))
+	}
+	return nil
+}
+
+// baseLock is the lock path environment env's lock file lk is named
+// after (source.LockPath): lk itself without an environment.
+func baseLock(lk, env string) string {
+	if base, ok := strings.CutSuffix(lk, "."+env+".hcl"); ok && env != "" {
+		return base + ".hcl"
+	}
+	return lk
+}
+
+// warnOrphans says, for a command that writes no lock, that the lock
+// of an environment no longer declared is beside lockPath: pin resolve
+// refuses until it is declared again or moved away.
+func warnOrphans(s streams, lockPath string, cat *catalogue.Catalogue) {
+	for _, p := range source.OrphanLocks(lockPath, cat) {
+		fmt.Fprintf(s.Err, "pin: warning: %s is the lock of an environment the catalogue no longer declares: what it recorded on a host still bounds that host, and pin resolve refuses to write until the environment is declared again or the file moved away\n", sanitize(p))
+	}
 }
 
 // refuseMoved refuses a run that would rewrite an environment's lock

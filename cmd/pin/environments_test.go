@@ -596,3 +596,34 @@ func TestEnvironmentsHostMovesPartialRun(t *testing.T) {
 		t.Errorf("staging alone once production took the floor over: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestEnvironmentsRenamedKeepFloors: staging is renamed stage while its
+// lock file stays pin.lock.staging.hcl (an orphan), and s1's container is
+// removed. What that lock recorded on s1 still bounds s1: pin plan s1
+// says missing, not new, and warns about the orphan; pin promote refuses
+// to write (exit 2, both locks byte-identical), as pin resolve does.
+func TestEnvironmentsRenamedKeepFloors(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	w.hosts["s1"] = &host.Snapshot{Schema: 1, Host: "s1", ImageStore: "classic"}
+	renamed := strings.NewReplacer(`environment "staging"`, `environment "stage"`, `from  = "staging"`, `from  = "stage"`).Replace(fmt.Sprintf(envModules, "at-least-running"))
+	w.world.write([]string{"registry.example.org"}, renamed)
+	staging, production := filepath.Join(w.dir, "pin.lock.staging.hcl"), filepath.Join(w.dir, "pin.lock.production.hcl")
+	before := readFileT(t, staging) + readFileT(t, production)
+	r := pin(t, w.dir, "plan", "s1", "--format", "json")
+	if !strings.Contains(r.stdout, `"verdict": "missing"`) || !strings.Contains(r.stderr, "pin: warning: pin.lock.staging.hcl is the lock of an environment the catalogue no longer declares") {
+		t.Errorf("plan s1 with staging's lock orphaned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "promote", "stage", "production")
+	if r.code != exitInput || !strings.Contains(r.stderr, "pin.lock.staging.hcl: the lock of an environment the catalogue no longer declares") {
+		t.Errorf("promote with staging's lock orphaned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if after := readFileT(t, staging) + readFileT(t, production); after != before {
+		t.Error("a refused promotion changed a lock")
+	}
+}

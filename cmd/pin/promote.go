@@ -122,6 +122,9 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
 		return err
 	}
+	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
+		return err
+	}
 	from, to, err := environmentPair(in.Catalogue, o.From, o.To)
 	if err != nil {
 		return err

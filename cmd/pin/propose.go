@@ -205,6 +205,9 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if err != nil {
 			return nil, withCode(exitInput, err)
 		}
+		if err := refuseOrphans(baseLock(lk, o.Environment), in.Catalogue); err != nil {
+			return nil, err
+		}
 		if err := refuseMoved([]*source.Env{env}); err != nil {
 			return nil, err
 		}

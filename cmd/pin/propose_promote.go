@@ -52,6 +52,9 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 		if err != nil {
 			return nil, nil, withCode(exitInput, err)
 		}
+		if err := refuseOrphans(baseLock(lk, po.To), in.Catalogue); err != nil {
+			return nil, nil, err
+		}
 		if err := refuseMoved([]*source.Env{toEnv}); err != nil {
 			return nil, nil, err
 		}

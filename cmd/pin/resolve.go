@@ -110,8 +110,8 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return err
 		}
 	}
-	if orphans := source.OrphanLocks(o.Lock, in.Catalogue); len(orphans) > 0 {
-		return withCode(exitInput, fmt.Errorf("%s: the lock of an environment the catalogue no longer declares; its floors would count in no lock. Declare the environment again, or, to forget its floors on purpose, move the file away; nothing written", joinAnd(orphans)))
+	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
+		return err
 	}
 	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
 	if err != nil {

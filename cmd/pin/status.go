@@ -163,6 +163,7 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 	if err != nil {
 		return withCode(exitInput, err)
 	}
+	warnOrphans(s, o.Lock, in.Catalogue)
 	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Locks: map[string]*lock.Lock{}, Now: o.now(),
 		Upstream: map[string]map[string]image.Image{}}
 	// Behind upstream: each environment's candidates as pin outdated

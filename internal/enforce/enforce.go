@@ -71,6 +71,16 @@ func (e *Enforcer) For(hostName string) *Enforcer {
 // environments fills e.byHost: an enforcer per environment of e's
 // catalogue, each with its view and the lock beside lockPath.
 func (e *Enforcer) environments(lockPath string) error {
+	if len(e.Catalogue.Environments) == 0 {
+		// Locks of environments no longer declared: what they recorded
+		// on a host still bounds it.
+		elsewhere, err := source.HeldElsewhere(lockPath, e.Catalogue, nil)
+		if err != nil {
+			return err
+		}
+		e.Elsewhere = elsewhere
+		return nil
+	}
 	var all []string
 	for _, m := range e.Catalogue.Modules {
 		all = append(all, m.Name)

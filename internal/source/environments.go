@@ -139,10 +139,18 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			return nil, &UnknownEnvironmentError{Environment: n, Known: known}
 		}
 	}
+	others := &otherLocks{base: lockPath}
 	if len(cat.Environments) == 0 {
-		return []*Env{{Path: lockPath, Inputs: in}}, nil
+		// Environment locks beside it are orphans (every environment
+		// block removed): what they recorded on a host is a floor here.
+		elsewhere, err := others.heldOn(cat, nil)
+		if err != nil {
+			return nil, err
+		}
+		all := *in
+		all.Elsewhere = elsewhere
+		return []*Env{{Path: lockPath, Inputs: &all}}, nil
 	}
-	others := &otherLocks{path: func(env string) string { return LockPath(lockPath, env) }}
 	var out []*Env
 	for _, e := range cat.Environments {
 		if len(names) > 0 && !slices.Contains(names, e.Name) {
@@ -182,7 +190,13 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 	cat := in.Catalogue
 	if name == "" && len(cat.Environments) == 0 {
-		return &Env{Path: lockPath, Inputs: in}, nil
+		elsewhere, err := (&otherLocks{base: lockPath}).heldOn(cat, nil)
+		if err != nil {
+			return nil, err
+		}
+		all := *in
+		all.Elsewhere = elsewhere
+		return &Env{Path: lockPath, Inputs: &all}, nil
 	}
 	e := cat.Environment(name)
 	if e == nil {
@@ -196,7 +210,7 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 	// LockPath names them.
 	others := &otherLocks{}
 	if base, ok := strings.CutSuffix(lockPath, "."+name+".hcl"); ok {
-		others.path = func(env string) string { return LockPath(base+".hcl", env) }
+		others.base = base + ".hcl"
 	}
 	elsewhere, err := others.heldOn(cat, e)
 	if err != nil {
@@ -214,38 +228,52 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 }
 
 // HeldElsewhere are the entries of the other environments' locks beside
-// lockPath held against env's hosts: what ran on a host before it moved
-// into env, a floor there (Inputs.Elsewhere).
+// lockPath held against env's hosts (env nil: a catalogue without
+// environments, every host): what ran on a host before it moved into
+// env, or that a lock of an environment no longer declared recorded, a
+// floor there (Inputs.Elsewhere).
 func HeldElsewhere(lockPath string, cat *catalogue.Catalogue, env *catalogue.Environment) ([]resolve.Foreign, error) {
-	o := &otherLocks{path: func(name string) string { return LockPath(lockPath, name) }}
-	return o.heldOn(cat, env)
+	return (&otherLocks{base: lockPath}).heldOn(cat, env)
 }
 
-// otherLocks reads the environments' lock files once each, to find in
-// them the entries held against another environment's hosts.
+// otherLocks reads the environments' lock files beside a lock once each,
+// to find in them the entries held against another environment's hosts.
 type otherLocks struct {
-	// path is an environment's lock file; nil when they cannot be found
-	// (a lock path not named as LockPath names them).
-	path  func(env string) string
+	// base is the lock path environments' files are named after
+	// (LockPath); "" when they cannot be found (a lock path not named as
+	// LockPath names them).
+	base  string
 	locks map[string]*lock.Lock
 }
 
 // heldOn are the entries of the other environments' locks (modules and
-// retired ones) held against one of e's hosts: each such host was the
+// retired ones), and of the locks of environments the catalogue no
+// longer declares (OrphanLocks), held against one of e's hosts (e nil:
+// a catalogue without environments, every host): each such host was the
 // other environment's when the entry was written, and what ran on it is
 // a floor in e now (resolve.Input.Elsewhere). A lock that does not parse
 // is a *DiagnosticsError: its floors cannot be known.
 func (o *otherLocks) heldOn(cat *catalogue.Catalogue, e *catalogue.Environment) ([]resolve.Foreign, error) {
-	if o.path == nil {
+	if o.base == "" {
 		return nil, nil
 	}
-	var out []resolve.Foreign
-	for _, other := range cat.Environments {
-		if other.Name == e.Name {
-			continue
+	var hosts, paths []string
+	if e != nil {
+		hosts = e.Hosts
+	} else {
+		for _, h := range cat.Hosts {
+			hosts = append(hosts, h.Name)
 		}
-		path := o.path(other.Name)
-		l, ok := o.locks[other.Name]
+	}
+	for _, other := range cat.Environments {
+		if e == nil || other.Name != e.Name {
+			paths = append(paths, LockPath(o.base, other.Name))
+		}
+	}
+	paths = append(paths, OrphanLocks(o.base, cat)...)
+	var out []resolve.Foreign
+	for _, path := range paths {
+		l, ok := o.locks[path]
 		if !ok {
 			old, b, diags := lock.Load(path)
 			if diags.HasErrors() {
@@ -254,14 +282,14 @@ func (o *otherLocks) heldOn(cat *catalogue.Catalogue, e *catalogue.Environment) 
 			if o.locks == nil {
 				o.locks = map[string]*lock.Lock{}
 			}
-			o.locks[other.Name], l = old, old
+			o.locks[path], l = old, old
 		}
 		if l == nil {
 			continue
 		}
 		for _, list := range [][]*lock.Module{l.Modules, l.Retired} {
 			for _, m := range list {
-				if heldOnAny(m, e.Hosts) {
+				if heldOnAny(m, hosts) {
 					out = append(out, resolve.Foreign{Lock: path, Entry: m})
 				}
 			}

@@ -123,3 +123,33 @@ func TestHeldElsewhere(t *testing.T) {
 		t.Errorf("staging's lock does not parse: %v, want a *DiagnosticsError", err)
 	}
 }
+
+// TestHeldElsewhereOrphans: every environment block removed while
+// pin.lock.qa.hcl stays: the one implicit environment holds what that
+// lock recorded on its hosts as floors (Elsewhere), not what it recorded
+// on a host the catalogue no longer has.
+func TestHeldElsewhereOrphans(t *testing.T) {
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, "pin.lock.hcl")
+	d := "sha256:" + strings.Repeat("d", 64)
+	on := func(name, h string) *lock.Module {
+		return &lock.Module{Name: name, Policy: "at-least-running", Image: "registry.example.org/" + name, Digest: d, Source: lock.SourcePin, Rule: "content", Reason: "test",
+			Hosts: []string{h}, Observed: []lock.Observation{{Host: h, Container: name, Digest: d}}}
+	}
+	qa := &lock.Lock{Modules: []*lock.Module{on("app", "h1"), on("gone", "h9")}}
+	if err := os.WriteFile(LockPath(lockPath, "qa"), lock.Format(qa), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat := &catalogue.Catalogue{Hosts: []*catalogue.Host{{Name: "h1"}}}
+	envs, err := (&Inputs{Catalogue: cat}).Environments(lockPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := envs[0].Elsewhere; len(got) != 1 || got[0].Entry.Name != "app" || got[0].Lock != LockPath(lockPath, "qa") {
+		t.Errorf("Elsewhere = %+v, want qa's app alone", got)
+	}
+	env, err := (&Inputs{Catalogue: cat}).Environment("", lockPath)
+	if err != nil || len(env.Elsewhere) != 1 {
+		t.Errorf("Environment(\"\"): %v, Elsewhere %+v", err, env.Elsewhere)
+	}
+}
