@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
@@ -144,14 +145,15 @@ func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in
 }
 
 // recorded lists what the previous entry recorded on hosts this run did
-// not read: in ModeFromHost, every host but in.Host.
+// not read: in ModeFromHost, every host but in.Host; else the hosts the
+// run went on without (Input.Unread, skip_unreachable).
 func recorded(old *lock.Module, in Input) []lock.Observation {
-	if old == nil || in.Mode != ModeFromHost {
+	if old == nil || in.Mode != ModeFromHost && len(in.Unread) == 0 {
 		return nil
 	}
 	var out []lock.Observation
 	for _, ob := range old.Observed {
-		if ob.Host != in.Host {
+		if in.Mode == ModeFromHost && ob.Host != in.Host || in.Mode != ModeFromHost && slices.Contains(in.Unread, ob.Host) {
 			out = append(out, ob)
 		}
 	}

@@ -63,6 +63,11 @@ type Input struct {
 	// Now bounds plausible build dates.
 	Now  time.Time
 	Mode Mode
+	// Unread are the hosts the run went on without (skip_unreachable):
+	// what the previous entry recorded on them stays a floor and in the
+	// entry (FloorRecorded), as for the hosts lock --from-host does not
+	// read.
+	Unread []string
 	// Host is the host read in ModeFromHost.
 	Host string
 	// Only, when not nil, names the modules Resolve decides ("pin resolve

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 // (Mode, Host, Only, Progress).
 func (in *Inputs) Input(now time.Time) resolve.Input {
 	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Elsewhere: in.Elsewhere, Observed: in.Observed, Now: now}
+	for h := range in.Skipped {
+		rin.Unread = append(rin.Unread, h)
+	}
+	slices.Sort(rin.Unread)
 	if in.Registries != nil {
 		rin.Registry, rin.Verifier = in.Registries.For, in.Registries.Verifier
 		rin.ModulesAtOnce = ModulesAtOnce(in.Catalogue, in.Registries.o.Concurrency)
