@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pin-tool/pin/internal/atomicfile"
 )
@@ -52,4 +53,43 @@ func (c *Cache) remember(trust, repo, digest, sigDigest string) {
 		return
 	}
 	atomicfile.Write(c.path(trust, repo, digest), []byte(sigDigest+"\n"), atomicfile.Options{Force: true})
+}
+
+// The newest observation read of each host, by where it is published:
+// a publication older than one this client verified before is a roll
+// back (a stale mirror, a pull-through cache, a replay), refused.
+
+func (c *Cache) newestPath(location, host string) string {
+	sum := sha256.Sum256([]byte("newest\n" + location + "\n" + host))
+	return filepath.Join(c.dir, hex.EncodeToString(sum[:]))
+}
+
+// newest is the read time of the newest observation of host at location
+// that this cache saw verified; false when none (or no cache).
+func (c *Cache) newest(location, host string) (time.Time, bool) {
+	if c == nil {
+		return time.Time{}, false
+	}
+	b, err := os.ReadFile(c.newestPath(location, host))
+	if err != nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+	return t, err == nil
+}
+
+// saw records at as host's newest read time at location, when it is
+// newer than the one recorded. Two runs at once may each record theirs:
+// the older then stands, and the newer is recorded by the next read.
+func (c *Cache) saw(location, host string, at time.Time) {
+	if c == nil {
+		return
+	}
+	if last, ok := c.newest(location, host); ok && !at.After(last) {
+		return
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return
+	}
+	atomicfile.Write(c.newestPath(location, host), []byte(at.UTC().Format(time.RFC3339Nano)+"\n"), atomicfile.Options{Force: true})
 }

@@ -195,3 +195,44 @@ func TestParseRefusesWhatIsNotAnObservation(t *testing.T) {
 		}
 	}
 }
+
+// TestRolledBackRefused: an observation read at 10:05 is verified (the
+// cache remembers it); the publication then goes back to one read at
+// 09:50, still within max_age (a stale mirror, or a replay), and is
+// refused as rolled back, naming both times: it could hide what the host
+// started since. The same observation again, or a newer one, counts; a
+// client without a cache cannot know, and reads it.
+func TestRolledBackRefused(t *testing.T) {
+	k := verifytest.NewKey(t)
+	dir := t.TempDir()
+	cache := published.NewCache(t.TempDir())
+	now := readAt.Add(30 * time.Minute)
+	read := func(at time.Time, c *published.Cache) error {
+		publishFile(t, dir, "mesh-1", at, k)
+		h := fileHost("mesh-1", dir, k, now)
+		h.Cache = c
+		_, err := h.Observe(context.Background())
+		return err
+	}
+	newer, older := readAt.Add(5*time.Minute), readAt.Add(-10*time.Minute)
+	if err := read(newer, cache); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(newer, cache); err != nil {
+		t.Errorf("the same observation again: %v", err)
+	}
+	err := read(older, cache)
+	var r *published.Refusal
+	if !errors.As(err, &r) || r.Reason != published.RolledBack || !strings.Contains(r.Error(), older.Format(time.RFC3339)) || !strings.Contains(r.Error(), newer.Format(time.RFC3339)) {
+		t.Errorf("the older observation after the newer: %v, want refused as rolled back naming both read times", err)
+	}
+	if err := read(older, nil); err != nil {
+		t.Errorf("without a cache: %v", err)
+	}
+	if err := read(newer.Add(time.Minute), cache); err != nil {
+		t.Errorf("a newer one: %v", err)
+	}
+	if err := read(newer, cache); err == nil {
+		t.Error("the watermark did not move to the newest read")
+	}
+}

@@ -28,6 +28,9 @@ const (
 	Future Reason = "read in the future"
 	// TooOld: read longer ago than the host's maximum age.
 	TooOld Reason = "too old"
+	// RolledBack: read before an observation of the host this client
+	// verified earlier (its cache remembers the newest).
+	RolledBack Reason = "rolled back"
 )
 
 // ErrRefused marks every *Refusal.
