@@ -90,6 +90,21 @@ func (w *envWorld) lockedVersion(name string) string {
 	return ""
 }
 
+// newLockedEnvWorld is an envWorld where s1 (staging) runs 1.3.0 and p1
+// (production) 1.0.0, at-least-running, resolved once: staging locks
+// 1.3.0, production the pin 1.1.0.
+func newLockedEnvWorld(t *testing.T) *envWorld {
+	t.Helper()
+	w := newEnvWorld(t)
+	w.runs("s1", "1.3.0")
+	w.runs("p1", "1.0.0")
+	w.write("at-least-running")
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
+	}
+	return w
+}
+
 // TestEnvironmentsResolveEachOnItsOwn: each environment's lock is held
 // against its own hosts and its own previous entries. Staging running
 // older, or newer, never moves production's entry; production running
@@ -438,13 +453,7 @@ func TestModulesInEnvironments(t *testing.T) {
 // held against production's hosts; moving it back takes the retired
 // entry over: staging's floor was not freed.
 func TestEnvironmentsModuleMoves(t *testing.T) {
-	w := newEnvWorld(t)
-	w.runs("s1", "1.3.0")
-	w.runs("p1", "1.0.0")
-	w.write("at-least-running")
-	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
-	}
+	w := newLockedEnvWorld(t)
 	onlyProd := strings.Replace(fmt.Sprintf(envModules, "at-least-running"), "  runs_on \"s1\" { container = \"app\" }\n", "", 1)
 	w.world.write([]string{"registry.example.org"}, onlyProd)
 	r := pin(t, w.dir, "resolve")
@@ -473,13 +482,7 @@ func TestEnvironmentsModuleMoves(t *testing.T) {
 // blocks (or one of them) while their lock files are there is refused,
 // exit 2, nothing written: their floors would count in no lock.
 func TestEnvironmentsRemovedKeepTheirFloors(t *testing.T) {
-	w := newEnvWorld(t)
-	w.runs("s1", "1.3.0")
-	w.runs("p1", "1.0.0")
-	w.write("at-least-running")
-	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
-	}
+	w := newLockedEnvWorld(t)
 	cat := strings.Split(fmt.Sprintf(envModules, "at-least-running"), "environment ")[0]
 	w.world.write([]string{"registry.example.org"}, cat)
 	r := pin(t, w.dir, "resolve")
@@ -499,13 +502,7 @@ func TestEnvironmentsRemovedKeepTheirFloors(t *testing.T) {
 // production's own lock and hosts say 1.1.0 and 1.0.0: the oracle is
 // the build s1 ran. Staging keeps its entry, retired.
 func TestEnvironmentsHostMoves(t *testing.T) {
-	w := newEnvWorld(t)
-	w.runs("s1", "1.3.0")
-	w.runs("p1", "1.0.0")
-	w.write("at-least-running")
-	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
-	}
+	w := newLockedEnvWorld(t)
 	if s, p := w.lockedVersion("pin.lock.staging.hcl"), w.lockedVersion("pin.lock.production.hcl"); s != "1.3.0" || p != "1.1.0" {
 		t.Fatalf("before the move: staging %s, production %s", s, p)
 	}
@@ -603,13 +600,7 @@ func TestEnvironmentsHostMovesPartialRun(t *testing.T) {
 // says missing, not new, and warns about the orphan; pin promote refuses
 // to write (exit 2, both locks byte-identical), as pin resolve does.
 func TestEnvironmentsRenamedKeepFloors(t *testing.T) {
-	w := newEnvWorld(t)
-	w.runs("s1", "1.3.0")
-	w.runs("p1", "1.0.0")
-	w.write("at-least-running")
-	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
-	}
+	w := newLockedEnvWorld(t)
 	w.hosts["s1"] = &host.Snapshot{Schema: 1, Host: "s1", ImageStore: "classic"}
 	renamed := strings.NewReplacer(`environment "staging"`, `environment "stage"`, `from  = "staging"`, `from  = "stage"`).Replace(fmt.Sprintf(envModules, "at-least-running"))
 	w.world.write([]string{"registry.example.org"}, renamed)
