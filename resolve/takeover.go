@@ -32,7 +32,12 @@ import (
 //     container there (the same repository on the same host: which
 //     container it was for there, the entry does not say);
 //   - or the entry is retired under the module's own name (removed, then
-//     added back).
+//     added back);
+//   - or the entry is another lock's (Input.Elsewhere: another
+//     environment's, whose host is this one's now), taken over as a
+//     retired entry is by the rules above, and also when it is the
+//     module's own entry there (same name) held against one of its
+//     runs_on hosts, whatever container it recorded.
 //
 // An entry that recorded containers is tied to them, not to its
 // repository: two modules of one repository on one host (two databases)
@@ -62,8 +67,10 @@ type heirs struct {
 	// host and recorded no container there.
 	unplaced map[string]map[string][]*lock.Module
 	retired  map[*lock.Module]bool
-	// elsewhere: an entry of another lock (Input.Elsewhere) → that lock.
-	elsewhere map[*lock.Module]string
+	// elsewhere: an entry of another lock (Input.Elsewhere) → that lock;
+	// elsewhereByName: those entries by their module's name.
+	elsewhere       map[*lock.Module]string
+	elsewhereByName map[string][]*lock.Module
 }
 
 // newHeirs indexes old's entries, and those of other locks held against
@@ -120,6 +127,10 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue, elsewhere []Foreign) *heir
 		add(f.Entry)
 		place(f.Entry)
 		h.elsewhere[f.Entry] = f.Lock
+		if h.elsewhereByName == nil {
+			h.elsewhereByName = map[string][]*lock.Module{}
+		}
+		h.elsewhereByName[f.Entry.Name] = append(h.elsewhereByName[f.Entry.Name], f.Entry)
 	}
 	return h
 }
@@ -181,6 +192,16 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 	}
 	for _, ro := range m.RunsOn {
 		for _, e := range h.unplaced[m.Image][ro.Host] {
+			add(e)
+		}
+	}
+	// Another lock's entry of this very module, held against one of its
+	// hosts: its own entry there, whatever container it recorded (the
+	// module's entry is a floor by name, wherever the host now is).
+	for _, e := range h.elsewhereByName[m.Name] {
+		if slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool {
+			return slices.Contains(e.Hosts, ro.Host) || slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == ro.Host })
+		}) {
 			add(e)
 		}
 	}

@@ -240,24 +240,30 @@ func TestTakeoverElsewhere(t *testing.T) {
 	ran := &lock.Module{Name: "svc", Image: repo, Digest: d, Hosts: []string{"host-1"}, Observed: []lock.Observation{{Host: "host-1", Container: "svc", Digest: d}}}
 	read := &lock.Module{Name: "gone", Image: repo, Digest: d, Hosts: []string{"host-1"}}
 	tied := &lock.Module{Name: "db", Image: repo, Digest: d, Hosts: []string{"host-1"}, Observed: []lock.Observation{{Host: "host-1", Container: "db", Digest: d}}}
+	// svc's own entry in the other lock, its container named otherwise
+	// there: taken over by name and host; one held against a host svc
+	// does not run on is not.
+	renamedCtr := &lock.Module{Name: "svc", Image: repo, Digest: d, Hosts: []string{"host-2"}, Observed: []lock.Observation{{Host: "host-2", Container: "svc-old", Digest: d}}}
+	farHost := &lock.Module{Name: "svc", Image: repo, Digest: d, Hosts: []string{"host-7"}, Observed: []lock.Observation{{Host: "host-7", Container: "svc", Digest: d}}}
 	old := &lock.Lock{Modules: []*lock.Module{own}}
-	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}}}
+	m := &catalogue.Module{Name: "svc", Image: repo, RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}, {Host: "host-2", Container: "svc"}}}
 	cat := &catalogue.Catalogue{Modules: []*catalogue.Module{m}}
-	far := []Foreign{{Lock: "pin.lock.staging.hcl", Entry: ran}, {Lock: "pin.lock.staging.hcl", Entry: read}, {Lock: "pin.lock.staging.hcl", Entry: tied}}
+	far := []Foreign{{Lock: "pin.lock.staging.hcl", Entry: ran}, {Lock: "pin.lock.staging.hcl", Entry: read}, {Lock: "pin.lock.staging.hcl", Entry: tied},
+		{Lock: "pin.lock.qa.hcl", Entry: renamedCtr}, {Lock: "pin.lock.qa.hcl", Entry: farHost}}
 	h := newHeirs(old, cat, far)
 	var got []string
 	for _, x := range h.takenOver(m, nil) {
 		got = append(got, x.Name+"@"+h.elsewhere[x])
 	}
-	if want := "gone@pin.lock.staging.hcl svc@pin.lock.staging.hcl"; strings.Join(got, " ") != want {
+	if want := "gone@pin.lock.staging.hcl svc@pin.lock.qa.hcl svc@pin.lock.staging.hcl"; strings.Join(got, " ") != want {
 		t.Errorf("taken over: %v, want %s", got, want)
 	}
 	if n := len(newHeirs(old, cat, nil).takenOver(m, nil)); n != 0 {
 		t.Errorf("without Elsewhere, %d entries taken over", n)
 	}
 	in := Input{Catalogue: cat, Old: old, Elsewhere: far}
-	if n := len(in.heirIndex().takenOver(m, nil)); n != 2 {
-		t.Errorf("heirIndex with Elsewhere: %d taken over, want 2", n)
+	if n := len(in.heirIndex().takenOver(m, nil)); n != 3 {
+		t.Errorf("heirIndex with Elsewhere: %d taken over, want 3", n)
 	}
 	in.Elsewhere = nil
 	if n := len(in.heirIndex().takenOver(m, nil)); n != 0 {
