@@ -20,7 +20,7 @@ const DefaultHostTimeout = 2 * time.Minute
 // read stays in Observed.Errors, and its modules are refused, unless the
 // catalogue says skip_unreachable: then it is left out of the run and
 // returned in skipped, for the run to say so.
-func readHosts(ctx context.Context, cat *catalogue.Catalogue, hosts map[string]observe.Host, o Options) (observe.Observed, map[string]error) {
+func readHosts(ctx context.Context, cat *catalogue.Catalogue, hosts map[string]observe.Host, o Options, done func(done, total int)) (observe.Observed, map[string]error) {
 	in := make(map[string]fleet.Observer, len(hosts))
 	for name, h := range hosts {
 		in[name] = h
@@ -29,7 +29,7 @@ func readHosts(ctx context.Context, cat *catalogue.Catalogue, hosts map[string]o
 	if timeout <= 0 {
 		timeout = DefaultHostTimeout
 	}
-	got := fleet.Read(ctx, in, fleet.Options{Concurrency: o.HostConcurrency, Timeout: timeout})
+	got := fleet.Read(ctx, in, fleet.Options{Concurrency: o.HostConcurrency, Timeout: timeout, Done: done})
 	out := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	skipped := map[string]error{}
 	for name, r := range got {

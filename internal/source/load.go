@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/pin-tool/pin/internal/catalogue"
-	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
@@ -104,19 +102,7 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 	if r.Loaded != nil {
 		r.Loaded(cat)
 	}
-	if r.HostDone != nil {
-		var mu sync.Mutex
-		done := 0
-		for name, h := range hosts {
-			hosts[name] = doneHost{Host: h, done: func() {
-				mu.Lock()
-				defer mu.Unlock()
-				done++
-				r.HostDone(done, len(hosts))
-			}}
-		}
-	}
-	observed, skipped := readHosts(ctx, cat, hosts, r.Options)
+	observed, skipped := readHosts(ctx, cat, hosts, r.Options, r.HostDone)
 	return &Inputs{
 		Catalogue:  cat,
 		Lock:       old,
@@ -127,13 +113,3 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 	}, warnings, nil
 }
 
-// doneHost calls done when the host has answered.
-type doneHost struct {
-	observe.Host
-	done func()
-}
-
-func (h doneHost) Observe(ctx context.Context) (*host.Snapshot, error) {
-	defer h.done()
-	return h.Host.Observe(ctx)
-}

@@ -35,6 +35,11 @@ type Options struct {
 	// Timeout bounds the read of each host, from when it starts (default
 	// 30s).
 	Timeout time.Duration
+	// Done, when not nil, is called as each host's result is had (read,
+	// failed, timed out, or not started), with how many are and how many
+	// there are: never concurrently, never after Read returns, whatever a
+	// host left behind does later.
+	Done func(done, total int)
 }
 
 // Result is one host's read: its snapshot, or why there is none.
@@ -87,6 +92,9 @@ func Read(ctx context.Context, hosts map[string]Observer, o Options) map[string]
 		case <-ctx.Done():
 			mu.Lock()
 			out[name] = Result{Err: fmt.Errorf("host %s: not read: %w", name, ctx.Err())}
+			if o.Done != nil {
+				o.Done(len(out), len(hosts))
+			}
 			mu.Unlock()
 			continue
 		}
@@ -97,6 +105,9 @@ func Read(ctx context.Context, hosts map[string]Observer, o Options) map[string]
 			r := readOne(ctx, name, h, timeout)
 			mu.Lock()
 			out[name] = r
+			if o.Done != nil {
+				o.Done(len(out), len(hosts))
+			}
 			mu.Unlock()
 		}()
 	}

@@ -107,3 +107,33 @@ func TestReadSlowHostHoldsNobody(t *testing.T) {
 		t.Fatal("Read waited on a hung host beyond its timeout")
 	}
 }
+
+// TestReadDoneCountsEveryHostOnce: Done is called once per host as its
+// result is had — the host that answers after its timeout counted when
+// it timed out — ending at (3, 3) before Read returns, and never after
+// (the late answer, dropped, calls nothing: a progress line drawn after
+// the run's output would garble it).
+func TestReadDoneCountsEveryHostOnce(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	hosts := map[string]fleet.Observer{
+		"late": fake{name: "late", delay: 400 * time.Millisecond, inFlight: &inFlight, peak: &peak},
+		"a":    fake{name: "a", inFlight: &inFlight, peak: &peak},
+		"b":    fake{name: "b", fail: errors.New("refused"), inFlight: &inFlight, peak: &peak},
+	}
+	var calls []string
+	var last atomic.Int64
+	got := fleet.Read(context.Background(), hosts, fleet.Options{Concurrency: 3, Timeout: 100 * time.Millisecond, Done: func(done, total int) {
+		calls = append(calls, fmt.Sprintf("%d/%d", done, total))
+		last.Store(int64(done))
+	}})
+	if got["late"].Err == nil {
+		t.Fatalf("the late host was not timed out: %+v", got["late"])
+	}
+	if want := "1/3 2/3 3/3"; fmt.Sprint(calls) != "["+want+"]" {
+		t.Errorf("Done calls %v, want [%s]", calls, want)
+	}
+	time.Sleep(500 * time.Millisecond) // the late host answers now
+	if n := len(calls); n != 3 || last.Load() != 3 {
+		t.Errorf("Done called %d times after the late answer, want 3", n)
+	}
+}
