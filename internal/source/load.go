@@ -112,4 +112,3 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 		Registries: regs,
 	}, warnings, nil
 }
-
