@@ -1,6 +1,7 @@
 package truth
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -36,11 +37,13 @@ func (r *Runner) Close() {
 func (r *Runner) envStep(o Op) *Failure {
 	switch o.Kind {
 	case OpResolve:
-		return r.envResolve("", "")
+		return r.envResolve("", "", "")
+	case OpResolveEnv:
+		return r.envResolve("", "", o.Tag)
 	case OpOnly:
-		return r.envResolve("", o.Mod)
+		return r.envResolve("", o.Mod, "")
 	case OpLock:
-		return r.envResolve(o.Host, "")
+		return r.envResolve(o.Host, "", "")
 	case OpPlan:
 		return r.envPlan(o.Host)
 	case OpOutdated:
@@ -138,6 +141,7 @@ func (r *Runner) ownInputs(m *Module, e *Env, b *Build, old Entry) *Failure {
 		}
 	}
 	add(m.ByDigest(old.Digest))
+	own = append(own, r.elsewhereBuilds(m, e)...)
 	for _, ds := range old.Recorded {
 		for _, d := range ds {
 			add(m.ByDigest(d))
@@ -152,10 +156,10 @@ func (r *Runner) ownInputs(m *Module, e *Env, b *Build, old Entry) *Failure {
 // envResolve runs resolve, resolve MODULE or lock --from-host over the
 // environments and checks each environment's lock against its own
 // floors.
-func (r *Runner) envResolve(fromHost, only string) *Failure {
+func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 	w := r.World
-	res := runEnvResolve(w, fromHost, only)
-	if again := runEnvResolve(w, fromHost, only); again.Text != res.Text {
+	res := runEnvResolve(w, fromHost, only, env)
+	if again := runEnvResolve(w, fromHost, only, env); again.Text != res.Text {
 		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
 	}
 	for _, er := range res.Envs {
@@ -169,6 +173,9 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 				r.Stats["decided"]++
 			}
 		}
+	}
+	if res.Refused != "" {
+		r.Stats["refused: a moved host undecided"]++
 	}
 	if !res.Written {
 		return nil // nothing written: every lock file stays as it was
@@ -189,6 +196,7 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 				continue
 			}
 			fl, has := r.raise(e.Name, fls[m.Name], hasKey(fls, m.Name), r.envSeen(m, e, fromHost))
+			r.recordHost(e.Name, m, r.envSeen(m, e, fromHost))
 			ne, ok := nw[m.Name]
 			if !ok {
 				if has {
@@ -204,6 +212,9 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: %s's lock names %s, which no registry holds", m.Name, e.Name, ne.Digest)}
 			}
 			if f := r.ownInputs(m, e, b, old[m.Name]); f != nil {
+				return f
+			}
+			if f := r.movedFloor(m, e, b, "resolve"); f != nil {
 				return f
 			}
 			for _, x := range r.World.Envs {
@@ -253,6 +264,9 @@ func (r *Runner) envPromote(o Op) *Failure {
 	if o.Ref != "" {
 		r.Stats["pick"]++
 	}
+	if p.Moved {
+		r.Stats["promote refused: a moved host undecided"]++
+	}
 	if p.Err != "" {
 		r.Stats["promote error"]++
 		return nil // nothing written
@@ -293,6 +307,9 @@ func (r *Runner) envPromote(o Op) *Failure {
 			return &Failure{Check: CheckPromote, Msg: fmt.Sprintf("module %s: the promotion wrote %s, which no registry holds", n, ne.Digest)}
 		}
 		if f := r.promotedRan(o, m, from, to, b, ne); f != nil {
+			return f
+		}
+		if f := r.movedFloor(m, to, b, "the promotion"); f != nil {
 			return f
 		}
 		if ne.Digest != old[n].Digest {
@@ -365,7 +382,11 @@ func (r *Runner) envLift(o Op) *Failure {
 	old := lockEntries(wd.Locks[to.Name])
 	held := old[o.Mod].Hold != ""
 	b, err := runLift(wd, to.Name, o.Mod)
+	var moved *movedError
 	switch {
+	case errors.As(err, &moved):
+		r.Stats["lift refused: a moved host undecided"]++
+		return nil // refused as cmd/pin refuses it: nothing written
 	case err != nil && held:
 		return &Failure{Check: CheckHold, Msg: fmt.Sprintf("module %s is held in %s, yet lifting its hold failed: %v", o.Mod, to.Name, err)}
 	case err != nil:
