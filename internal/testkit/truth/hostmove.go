@@ -59,7 +59,7 @@ func (g *Gen) hostMoves(w *World) []Op {
 		return nil
 	}
 	var ops []Op
-	if g.envRng.IntN(100) < 15 {
+	if g.envRng.IntN(100) < 25 {
 		h := w.Hosts[g.envRng.IntN(len(w.Hosts))]
 		from := w.EnvOf(h.Name)
 		var to *Env
