@@ -74,11 +74,16 @@ func (r *Runner) raise(env string, fl floor, has bool, ss []seen) (floor, bool) 
 
 // held checks that the lock b written for e still holds every entry
 // its previous lock old held, at the same image, except module except
-// (picked again, or lifted).
-func heldKept(e *Env, old, b map[string]Entry, except, what string) *Failure {
+// (picked again, or lifted). An entry retired with its hold (the module
+// left e: its last host of e moved) still holds it (retired, the entries
+// retired in b).
+func heldKept(e *Env, old, b, retired map[string]Entry, except, what string) *Failure {
 	for _, n := range slices.Sorted(maps.Keys(old)) {
 		o := old[n]
 		if o.Hold == "" || n == except {
+			continue
+		}
+		if _, in := b[n]; !in && retired[n].Digest == o.Digest && retired[n].Hold == o.Hold {
 			continue
 		}
 		if ne := b[n]; ne.Digest != o.Digest || ne.Hold != o.Hold {
@@ -184,7 +189,7 @@ func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 	for _, er := range res.Envs {
 		e := w.Env(er.Name)
 		old, nw := lockEntries(w.Locks[e.Name]), lockEntries(er.Lock)
-		if f := heldKept(e, old, nw, "", "resolve"); f != nil {
+		if f := heldKept(e, old, nw, retiredEntries(er.Lock), "", "resolve"); f != nil {
 			return f
 		}
 		fls := maps.Clone(r.envFloors[e.Name])
@@ -214,7 +219,9 @@ func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 			if f := r.ownInputs(m, e, b, old[m.Name]); f != nil {
 				return f
 			}
-			if f := r.movedFloor(m, e, b, "resolve"); f != nil {
+			if f := r.movedFloor(m, e, b, "resolve"); f != nil && (fromHost == "" || slices.Contains(m.Hosts, fromHost)) {
+				// (lock --from-host keeps, untouched, a module that does
+				// not run on the host it reads: not decided, as check 1.)
 				return f
 			}
 			for _, x := range r.World.Envs {
@@ -288,7 +295,7 @@ func (r *Runner) envPromote(o Op) *Failure {
 	if o.Ref != "" {
 		except = o.Text
 	}
-	if f := heldKept(to, old, nw, except, "a promotion"); f != nil {
+	if f := heldKept(to, old, nw, retiredEntries(p.Lock), except, "a promotion"); f != nil {
 		return f
 	}
 	for _, n := range slices.Sorted(maps.Keys(old)) {
@@ -398,7 +405,7 @@ func (r *Runner) envLift(o Op) *Failure {
 	if ne := nw[o.Mod]; ne.Digest != old[o.Mod].Digest || ne.Hold != "" {
 		return &Failure{Check: CheckHold, Msg: fmt.Sprintf("module %s: lifting its hold must keep its entry at %s without the hold; it gives %s (hold %q)", o.Mod, shortRef(old[o.Mod].Digest), shortRef(ne.Digest), ne.Hold)}
 	}
-	if f := heldKept(to, old, nw, o.Mod, "lifting "+o.Mod+"'s hold"); f != nil {
+	if f := heldKept(to, old, nw, retiredEntries(b), o.Mod, "lifting "+o.Mod+"'s hold"); f != nil {
 		return f
 	}
 	r.Stats["lifted"]++

@@ -59,7 +59,7 @@ func (g *Gen) hostMoves(w *World) []Op {
 		return nil
 	}
 	var ops []Op
-	if g.envRng.IntN(100) < 25 {
+	if g.envRng.IntN(100) < 30 {
 		h := w.Hosts[g.envRng.IntN(len(w.Hosts))]
 		from := w.EnvOf(h.Name)
 		var to *Env
@@ -76,11 +76,11 @@ func (g *Gen) hostMoves(w *World) []Op {
 					continue
 				}
 				switch r := g.envRng.IntN(100); {
-				case r < 35:
+				case r < 40:
 					ops = append(ops, Op{Kind: OpVanish, Mod: m.Name, Host: h.Name})
 				case r < 50:
 					ops = append(ops, Op{Kind: OpState, Mod: m.Name, Host: h.Name, State: "exited"})
-				case r < 70:
+				case r < 80:
 					cur := m.Builds[c.Build]
 					var older []*Build
 					for _, b := range m.Builds {
@@ -93,6 +93,11 @@ func (g *Gen) hostMoves(w *World) []Op {
 						ops = append(ops, Op{Kind: OpRun, Mod: m.Name, Host: h.Name, Build: b.ID, Ref: "@" + b.Digest, State: "running"})
 					}
 				}
+			}
+			// The environment the host left, decided alone: cmd/pin
+			// refuses it until the host's new one is decided with it.
+			if g.envRng.IntN(100) < 40 {
+				ops = append(ops, Op{Kind: OpResolveEnv, Tag: from.Name})
 			}
 		}
 	}

@@ -62,6 +62,13 @@ func (r *Runner) hostEvent(o Op) {
 // checked (its lock may be the new floor).
 func (r *Runner) movedFloor(m *Module, e *Env, b *Build, step string) *Failure {
 	if m.Allowed() {
+		// Stated in words: the lock written is the new floor of what
+		// ran on e's hosts, as it is of e's own floors.
+		for _, hn := range envHosts(m, e) {
+			if hf, ok := r.hostFloors[hn][m.Name]; ok && b.Rank < hf.rank {
+				r.hostFloors[hn][m.Name] = hostFloor{floor{b.Rank, fmt.Sprintf("the lock of %s %s wrote at op %d named %s, below what ran on %s, as the catalogue allows in words", e.Name, step, r.at, b.name(), hn)}, e.Name}
+			}
+		}
 		return nil
 	}
 	for _, hn := range envHosts(m, e) {
@@ -116,6 +123,21 @@ func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// retiredEntries are the retired entries of lock b, by name (digest and
+// hold only).
+func retiredEntries(b []byte) map[string]Entry {
+	out := map[string]Entry{}
+	if len(b) == 0 {
+		return out
+	}
+	if l := parseLock(b); l != nil {
+		for _, m := range l.Retired {
+			out[m.Name] = Entry{Digest: m.Digest, Hold: m.Hold}
 		}
 	}
 	return out
