@@ -146,7 +146,9 @@ func (r *Runner) ownInputs(m *Module, e *Env, b *Build, old Entry) *Failure {
 		}
 	}
 	add(m.ByDigest(old.Digest))
-	own = append(own, r.elsewhereBuilds(m, e)...)
+	for _, x := range r.elsewhereBuilds(m, e) {
+		add(x)
+	}
 	for _, ds := range old.Recorded {
 		for _, d := range ds {
 			add(m.ByDigest(d))

@@ -87,11 +87,21 @@ func (r *Runner) movedFloor(m *Module, e *Env, b *Build, step string) *Failure {
 // elsewhereBuilds are the builds the other environments' locks (as on
 // disk before the step) name for m in entries held against one of e's
 // hosts: what ran on a host before it moved into e, and the entry held
-// there, which e's lock may take over (check 7 allows them).
+// there, which e's lock may take over (check 7 allows them); and those
+// e's own lock names in m's retired entry (m left e when its last host
+// there moved, and came back).
 func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 	var out []*Build
 	for _, x := range r.World.Envs {
 		if x == e {
+			if l := parseLockOrNil(r.World.Locks[e.Name]); l != nil {
+				if en := l.RetiredEntry(m.Name); en != nil {
+					out = append(out, m.ByDigest(en.Digest))
+					for _, o := range en.Observed {
+						out = append(out, m.ByDigest(o.Digest))
+					}
+				}
+			}
 			continue
 		}
 		b := r.World.Locks[x.Name]
@@ -141,4 +151,12 @@ func retiredEntries(b []byte) map[string]Entry {
 		}
 	}
 	return out
+}
+
+// parseLockOrNil is parseLock, nil for no lock yet.
+func parseLockOrNil(b []byte) *lock.Lock {
+	if len(b) == 0 {
+		return nil
+	}
+	return parseLock(b)
 }
