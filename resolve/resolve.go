@@ -137,7 +137,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		d.outcome = failed(errors.Join(errs...))
 		return d, w // without every host, the floors are not known
 	}
-	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) {
+	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) && !inheritsOn(in, m) {
 		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
 			// Its runs_on names the host read, which runs nothing of it
 			// now; but a host of it the lock never read may run anything:

@@ -281,3 +281,20 @@ func inheritedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *l
 	img.Repository = m.Image // read from the module's registry
 	return img, state, nil
 }
+
+// inheritsOn reports whether m takes over an entry of another lock
+// (Input.Elsewhere) held against in.Host: the host moved in, and what
+// ran on it is a floor the module's own entry was never held to. Reading
+// that host decides the module, then, rather than keeping its entry.
+func inheritsOn(in Input, m *catalogue.Module) bool {
+	if len(in.Elsewhere) == 0 {
+		return false
+	}
+	idx := in.heirIndex()
+	for _, e := range idx.takenOver(m, nil) {
+		if idx.elsewhere[e] != "" && (slices.Contains(e.Hosts, in.Host) || slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == in.Host })) {
+			return true
+		}
+	}
+	return false
+}

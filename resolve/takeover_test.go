@@ -303,3 +303,32 @@ func TestJudgeElsewhere(t *testing.T) {
 		t.Errorf("the oracle's premise: without the other lock, 1.22.6 is %s", j.Verdict)
 	}
 }
+
+// TestFromHostElsewhere: host-0 ran forge 1.27.3 when it was another
+// environment's (that lock recorded it), runs nothing now, and moved into
+// git's environment, whose lock holds git at 1.22.6 against host-1.
+// "lock --from-host host-0" reads the host git runs on: it must not keep
+// 1.22.6, recording host-0 as read, below what ran there. Without
+// inheritsOn it kept it (found by the truth test, moved-host check, seed
+// 20261203 history 13869).
+func TestFromHostElsewhere(t *testing.T) {
+	ctx := context.Background()
+	reg, entry, seen := renameWorld("")
+	seen.Snapshots["host-1"] = &host.Snapshot{Host: "host-1"}
+	git := renamed(catalogue.AtLeastRunning, reg)
+	git.RunsOn = append(git.RunsOn, catalogue.RunsOn{Host: "host-1", Container: "svc"})
+	older := reg.byTag["1.22.6"]
+	own := &lock.Module{Name: "git", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Digest: older.Digest, Version: "1.22.6",
+		Created: older.Created, Source: lock.SourcePin, Rule: "version", Reason: "the pin 1.22.6; no host runs this module", Hosts: []string{"host-1"}}
+	in := inputOf(git, reg, &lock.Lock{Hosts: []string{"host-1"}, Modules: []*lock.Module{own}}, seen)
+	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Elsewhere = []Foreign{{Lock: "pin.lock.production.hcl", Entry: entry}}
+	d := Resolve(ctx, in).Decisions[0]
+	if n := d.New(); n != nil && n.Digest == older.Digest {
+		t.Errorf("lock --from-host host-0 kept 1.22.6 below the 1.27.3 host-0 ran in another environment: %+v", n)
+	}
+	in.Elsewhere = nil
+	if n := Resolve(ctx, in).Decisions[0].New(); n == nil || n.Digest != older.Digest {
+		t.Errorf("the test's premise: without the other lock, 1.22.6 is kept; got %+v", n)
+	}
+}

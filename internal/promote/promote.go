@@ -416,14 +416,17 @@ func Release(entries []Entry) string {
 }
 
 // withEntries is old with entries in place of the modules' entries, and
-// the hosts of env read recorded.
+// the hosts of env read recorded. A retired entry of a module promoted is
+// taken over by its new entry (its floor was TO's, judged with the rest):
+// a lock names a module once.
 func withEntries(old *lock.Lock, env Env, entries []Entry) *lock.Lock {
 	l := &lock.Lock{}
 	if old != nil {
-		l.Hosts, l.Retired = slices.Clone(old.Hosts), old.Retired
+		l.Hosts, l.Retired = slices.Clone(old.Hosts), slices.Clone(old.Retired)
 		l.Modules = slices.Clone(old.Modules)
 	}
 	for _, e := range entries {
+		l.Retired = slices.DeleteFunc(l.Retired, func(r *lock.Module) bool { return r.Name == e.Module })
 		if i := slices.IndexFunc(l.Modules, func(m *lock.Module) bool { return m.Name == e.Module }); i >= 0 {
 			l.Modules[i] = e.New
 		} else {

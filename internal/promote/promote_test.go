@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -410,5 +411,38 @@ func TestHolds(t *testing.T) {
 	in.Pick = &Pick{Ref: digestOf("web", "1.27.4")}
 	if _, err := Promote(context.Background(), in); err == nil {
 		t.Error("a pick with no module named")
+	}
+}
+
+// TestPromoteTakesOverARetiredEntry: production's lock retired web (its
+// host had left production) and web runs in production again: the
+// promoted entry takes the retired one's place, and the lock names web
+// once (a lock naming it twice does not parse). Found by the truth test:
+// a host moved out of production and back.
+func TestPromoteTakesOverARetiredEntry(t *testing.T) {
+	w := newWorld("web")
+	w.run("s1", "web", "1.28.0", 50*time.Hour, 0)
+	w.run("s2", "web", "1.28.0", 30*time.Hour, 0)
+	w.lockTo("other", "9.9.9")
+	w.old.Retired = append(w.old.Retired, w.lockTo("web", "1.27.3"), &lock.Module{Name: "gone", Policy: lock.PolicyAtLeastRunning, Image: registry + "gone", Tag: "1.0.0", Digest: digestOf("gone", "1.0.0"), Source: lock.SourceRunning, Version: "1.0.0"})
+	w.old.Modules = w.old.Modules[:1]
+	old := slices.Clone(w.old.Retired)
+	res := promote(t, w.input())
+	if res.Refused() || len(res.Entries) != 1 {
+		t.Fatalf("refusals %v, entries %+v", res.Refusals, res.Entries)
+	}
+	b := lock.Format(res.Lock())
+	l, diags := lock.Parse(b, lock.DefaultPath)
+	if diags.HasErrors() {
+		t.Fatalf("the promoted lock does not parse: %s\n%s", diags.Error(), b)
+	}
+	if e := l.Module("web"); e == nil || e.Digest != digestOf("web", "1.28.0") {
+		t.Errorf("web: %+v", e)
+	}
+	if len(l.Retired) != 1 || l.Retired[0].Name != "gone" {
+		t.Errorf("retired: want gone alone, got %+v", l.Retired)
+	}
+	if len(w.old.Retired) != 2 || w.old.Retired[0] != old[0] {
+		t.Error("the old lock was changed in place")
 	}
 }

@@ -41,18 +41,32 @@
 // "pin promote --lift". Every step splits the run by environment as
 // cmd/pin does (source.Inputs.Environments over lock files on disk,
 // then resolve per environment, or package promote with resolve's floor
-// rule). The oracle (envoracle.go) checks, besides 2, 3 and 5 per
-// environment, that:
+// rule). In half of these histories hosts move (hostmove.go): the
+// catalogue moves a host into the other environment (its containers
+// removed, stopped or replaced by a truly older build on the way, at
+// times), and steps run "pin resolve --environment X". A run that would
+// rewrite a lock still recording a moved host without deciding the host's
+// new environment is refused, nothing written, as cmd/pin refuses it
+// (refuseMoved, in package main: pin_env.go applies the same rule through
+// source.Env.Moved). The oracle (envoracle.go, hostmove_oracle.go)
+// checks, besides 2, 3 and 5 per environment, that:
 //
 //  6. each environment's written lock never names an image truly older
 //     than that environment's floors: its own hosts' containers seen by
-//     a step that wrote its lock, and its own previous locks (unless the
-//     catalogue allows the downgrade in words); the other environment's
-//     never count (production may be locked below what staging runs);
+//     a step that wrote its lock, its own previous locks, and what its
+//     hosts ran before they moved into it, seen by a step that wrote the
+//     other environment's lock then (check moved-host: for a module that
+//     runs on the host; a floor belongs to what ran on a host, not to the
+//     environment it was in) — unless the catalogue allows the downgrade
+//     in words; the other environment's hosts never count (production may
+//     be locked below what staging runs);
 //  7. a lock names, for a module of policy exact or at-least-running,
 //     only a build its environment's own inputs name: the catalogue's
-//     pin, a container on its own hosts, its own previous entry (another
-//     environment's floor leaking in shows as a build none of them names);
+//     pin, a container on its own hosts, its own previous entry, or what
+//     the other environment's lock recorded in an entry held against one
+//     of its hosts (a host that moved in: that lock takes the floor over);
+//     another environment's floor leaking in shows as a build none of
+//     them names;
 //  8. a promotion writes, for each module of its unit, the build that
 //     every host of FROM running the module (running, paused or
 //     restarting) runs — never FROM's lock, never one host's alone — each

@@ -14,6 +14,7 @@ import (
 // while when time passes.
 func (g *Gen) envSetup() *Setup {
 	g.env = true
+	g.moves = g.on("hostmove") && g.envRng.IntN(3) != 0
 	s := &Setup{Clock: Now.Add(-72 * time.Hour)}
 	for i := range 4 {
 		h := &Host{Name: fmt.Sprintf("h%d", i+1), Store: "classic", Platform: Platforms[0]}

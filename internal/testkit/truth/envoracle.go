@@ -1,6 +1,7 @@
 package truth
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -36,11 +37,13 @@ func (r *Runner) Close() {
 func (r *Runner) envStep(o Op) *Failure {
 	switch o.Kind {
 	case OpResolve:
-		return r.envResolve("", "")
+		return r.envResolve("", "", "")
+	case OpResolveEnv:
+		return r.envResolve("", "", o.Tag)
 	case OpOnly:
-		return r.envResolve("", o.Mod)
+		return r.envResolve("", o.Mod, "")
 	case OpLock:
-		return r.envResolve(o.Host, "")
+		return r.envResolve(o.Host, "", "")
 	case OpPlan:
 		return r.envPlan(o.Host)
 	case OpOutdated:
@@ -71,11 +74,16 @@ func (r *Runner) raise(env string, fl floor, has bool, ss []seen) (floor, bool) 
 
 // held checks that the lock b written for e still holds every entry
 // its previous lock old held, at the same image, except module except
-// (picked again, or lifted).
-func heldKept(e *Env, old, b map[string]Entry, except, what string) *Failure {
+// (picked again, or lifted). An entry retired with its hold (the module
+// left e: its last host of e moved) still holds it (retired, the entries
+// retired in b).
+func heldKept(e *Env, old, b, retired map[string]Entry, except, what string) *Failure {
 	for _, n := range slices.Sorted(maps.Keys(old)) {
 		o := old[n]
 		if o.Hold == "" || n == except {
+			continue
+		}
+		if _, in := b[n]; !in && retired[n].Digest == o.Digest && retired[n].Hold == o.Hold {
 			continue
 		}
 		if ne := b[n]; ne.Digest != o.Digest || ne.Hold != o.Hold {
@@ -138,6 +146,9 @@ func (r *Runner) ownInputs(m *Module, e *Env, b *Build, old Entry) *Failure {
 		}
 	}
 	add(m.ByDigest(old.Digest))
+	for _, x := range r.elsewhereBuilds(m, e) {
+		add(x)
+	}
 	for _, ds := range old.Recorded {
 		for _, d := range ds {
 			add(m.ByDigest(d))
@@ -152,10 +163,10 @@ func (r *Runner) ownInputs(m *Module, e *Env, b *Build, old Entry) *Failure {
 // envResolve runs resolve, resolve MODULE or lock --from-host over the
 // environments and checks each environment's lock against its own
 // floors.
-func (r *Runner) envResolve(fromHost, only string) *Failure {
+func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 	w := r.World
-	res := runEnvResolve(w, fromHost, only)
-	if again := runEnvResolve(w, fromHost, only); again.Text != res.Text {
+	res := runEnvResolve(w, fromHost, only, env)
+	if again := runEnvResolve(w, fromHost, only, env); again.Text != res.Text {
 		return &Failure{Check: CheckDeterminism, Msg: fmt.Sprintf("the same step twice differs:\n%s\n---\n%s", res.Text, again.Text)}
 	}
 	for _, er := range res.Envs {
@@ -170,6 +181,9 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 			}
 		}
 	}
+	if res.Refused != "" {
+		r.Stats["refused: a moved host undecided"]++
+	}
 	if !res.Written {
 		return nil // nothing written: every lock file stays as it was
 	}
@@ -177,7 +191,7 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 	for _, er := range res.Envs {
 		e := w.Env(er.Name)
 		old, nw := lockEntries(w.Locks[e.Name]), lockEntries(er.Lock)
-		if f := heldKept(e, old, nw, "", "resolve"); f != nil {
+		if f := heldKept(e, old, nw, retiredEntries(er.Lock), "", "resolve"); f != nil {
 			return f
 		}
 		fls := maps.Clone(r.envFloors[e.Name])
@@ -189,6 +203,7 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 				continue
 			}
 			fl, has := r.raise(e.Name, fls[m.Name], hasKey(fls, m.Name), r.envSeen(m, e, fromHost))
+			r.recordHost(e.Name, m, r.envSeen(m, e, fromHost))
 			ne, ok := nw[m.Name]
 			if !ok {
 				if has {
@@ -204,6 +219,11 @@ func (r *Runner) envResolve(fromHost, only string) *Failure {
 				return &Failure{Check: CheckSound, Msg: fmt.Sprintf("module %s: %s's lock names %s, which no registry holds", m.Name, e.Name, ne.Digest)}
 			}
 			if f := r.ownInputs(m, e, b, old[m.Name]); f != nil {
+				return f
+			}
+			if f := r.movedFloor(m, e, b, "resolve"); f != nil && (fromHost == "" || slices.Contains(m.Hosts, fromHost)) {
+				// (lock --from-host keeps, untouched, a module that does
+				// not run on the host it reads: not decided, as check 1.)
 				return f
 			}
 			for _, x := range r.World.Envs {
@@ -253,6 +273,9 @@ func (r *Runner) envPromote(o Op) *Failure {
 	if o.Ref != "" {
 		r.Stats["pick"]++
 	}
+	if p.Moved {
+		r.Stats["promote refused: a moved host undecided"]++
+	}
 	if p.Err != "" {
 		r.Stats["promote error"]++
 		return nil // nothing written
@@ -274,7 +297,7 @@ func (r *Runner) envPromote(o Op) *Failure {
 	if o.Ref != "" {
 		except = o.Text
 	}
-	if f := heldKept(to, old, nw, except, "a promotion"); f != nil {
+	if f := heldKept(to, old, nw, retiredEntries(p.Lock), except, "a promotion"); f != nil {
 		return f
 	}
 	for _, n := range slices.Sorted(maps.Keys(old)) {
@@ -293,6 +316,9 @@ func (r *Runner) envPromote(o Op) *Failure {
 			return &Failure{Check: CheckPromote, Msg: fmt.Sprintf("module %s: the promotion wrote %s, which no registry holds", n, ne.Digest)}
 		}
 		if f := r.promotedRan(o, m, from, to, b, ne); f != nil {
+			return f
+		}
+		if f := r.movedFloor(m, to, b, "the promotion"); f != nil {
 			return f
 		}
 		if ne.Digest != old[n].Digest {
@@ -365,7 +391,11 @@ func (r *Runner) envLift(o Op) *Failure {
 	old := lockEntries(wd.Locks[to.Name])
 	held := old[o.Mod].Hold != ""
 	b, err := runLift(wd, to.Name, o.Mod)
+	var moved *movedError
 	switch {
+	case errors.As(err, &moved):
+		r.Stats["lift refused: a moved host undecided"]++
+		return nil // refused as cmd/pin refuses it: nothing written
 	case err != nil && held:
 		return &Failure{Check: CheckHold, Msg: fmt.Sprintf("module %s is held in %s, yet lifting its hold failed: %v", o.Mod, to.Name, err)}
 	case err != nil:
@@ -377,7 +407,7 @@ func (r *Runner) envLift(o Op) *Failure {
 	if ne := nw[o.Mod]; ne.Digest != old[o.Mod].Digest || ne.Hold != "" {
 		return &Failure{Check: CheckHold, Msg: fmt.Sprintf("module %s: lifting its hold must keep its entry at %s without the hold; it gives %s (hold %q)", o.Mod, shortRef(old[o.Mod].Digest), shortRef(ne.Digest), ne.Hold)}
 	}
-	if f := heldKept(to, old, nw, o.Mod, "lifting "+o.Mod+"'s hold"); f != nil {
+	if f := heldKept(to, old, nw, retiredEntries(b), o.Mod, "lifting "+o.Mod+"'s hold"); f != nil {
 		return f
 	}
 	r.Stats["lifted"]++

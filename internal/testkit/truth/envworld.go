@@ -101,12 +101,17 @@ func (w *World) applyEnv(o Op, m *Module, h *Host) {
 			c.StartedAt, c.State = w.Clock, "running"
 			c.Restarts++
 		}
+	case OpHostMove:
+		w.moveHost(o.Host, o.Tag)
 	}
 }
 
 // describeEnv renders the ops of histories with environments; "" for
 // another op.
 func describeEnv(o Op, bname func(int) string) string {
+	if d := describeMove(o); d != "" {
+		return d
+	}
 	switch o.Kind {
 	case OpTick:
 		return "time passes: " + o.Text

@@ -33,6 +33,7 @@ var Features = []string{
 	"subset",       // "pin resolve MODULE" steps
 	"hostjoin",     // a host joins the catalogue; its containers are taken over by label
 	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
+	"hostmove",     // in half of those, hosts move between environments; "resolve --environment X" steps (hostmove.go)
 }
 
 // Gen generates histories.
@@ -55,6 +56,9 @@ type Gen struct {
 	// runs_on draws from (nil: h1, h2, h3).
 	env   bool
 	hosts []string
+	// moves: hosts of the history move between environments
+	// (hostmove.go; drawn from envRng).
+	moves bool
 }
 
 // NewGen returns the generator of history number history of a run seeded

@@ -259,6 +259,21 @@ var Mutants = []Mutant{
 		Replacement: "e := cat.Environments[0]",
 		Rule:        "each environment's floors are its own previous entries, read from its own lock file",
 	},
+	// Hosts that move between environments (hostmove.go).
+	{
+		Name:        "Elsewhere left empty",
+		File:        "internal/source/input.go",
+		Anchor:      "Elsewhere: in.Elsewhere, ",
+		Replacement: "",
+		Rule:        "a host that moves between environments takes its floors with it: what ran on it, recorded by the other environment's lock, is a floor in its new environment",
+	},
+	{
+		Name:        "a partial run is not refused",
+		File:        "internal/testkit/truth/pin_env.go",
+		Anchor:      "\t\t\tif deciding[m.Environment] {\n\t\t\t\tcontinue\n",
+		Replacement: "\t\t\tif true {\n\t\t\t\tcontinue\n",
+		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (cmd/pin's refuseMoved, which pin_env.go applies as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
+	},
 }
 
 // TestTruthMutants breaks each rule of Mutants in a copy of the module and

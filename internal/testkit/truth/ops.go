@@ -37,7 +37,7 @@ func (g *Gen) Steps() int {
 func (g *Gen) Next(w *World) []Op {
 	g.steps++
 	if g.env {
-		return g.envNext(w)
+		return append(g.hostMoves(w), g.envNext(w)...)
 	}
 	var ops []Op
 	for range g.rng.IntN(4) {

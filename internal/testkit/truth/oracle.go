@@ -56,7 +56,10 @@ type Runner struct {
 	// envFloors[e][m]: the floor of module m in environment e (histories
 	// with environments: envoracle.go).
 	envFloors map[string]map[string]floor
-	at        int // the op being played
+	// hostFloors[h][m]: what ran of module m on host h, seen by a step
+	// that wrote the lock of h's environment then (hostmove_oracle.go).
+	hostFloors map[string]map[string]hostFloor
+	at         int // the op being played
 }
 
 // NewRunner starts a history from its setup.
@@ -85,6 +88,9 @@ func (r *Runner) Do(o Op) *Failure {
 		r.Ops = append(r.Ops, done)
 		if r.names() != names {
 			r.follow(done)
+		}
+		if r.World.Envs != nil {
+			r.hostEvent(done)
 		}
 		if (done.Kind == OpJoin || done.Kind == OpLeave) && r.renamed[done.Mod] {
 			r.tie(done.Mod)

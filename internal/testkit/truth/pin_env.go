@@ -33,6 +33,9 @@ type EnvRun struct {
 	Envs    []EnvResult
 	Written bool
 	Text    string
+	// Refused: the run would rewrite a lock that records a host moved
+	// into an environment it does not decide (refuseMoved).
+	Refused string
 }
 
 // lockPath is the --lock path of a world with environments: each
@@ -88,18 +91,48 @@ func envInput(w *World, env *source.Env) resolve.Input {
 	return rin
 }
 
-// runEnvResolve runs "pin resolve", "pin resolve only" or "pin lock
-// --from-host fromHost" (the host's environment alone) with
-// environments.
-func runEnvResolve(w *World, fromHost, only string) EnvRun {
+// refuseMoved is cmd/pin's rule (refuseMoved in cmd/pin/environments.go,
+// package main, which a test kit cannot import), applied the same way
+// through source.Env.Moved: a run that rewrites the lock of an
+// environment in envs that still records a host now in an environment
+// envs does not decide is refused, nothing written. It returns why, or
+// "".
+func refuseMoved(envs []*source.Env) string {
+	deciding := map[string]bool{}
+	for _, e := range envs {
+		deciding[e.Name] = true
+	}
+	var lines []string
+	for _, e := range envs {
+		for _, m := range e.Moved {
+			if deciding[m.Environment] {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s recorded what ran on %s, which is environment %s's host now", filepath.Base(e.Path), m.Host, m.Environment))
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// runEnvResolve runs "pin resolve", "pin resolve only", "pin resolve
+// --environment env" or "pin lock --from-host fromHost" (the host's
+// environment alone) with environments.
+func runEnvResolve(w *World, fromHost, only, env string) EnvRun {
 	in := w.inputs()
 	var names []string
 	if fromHost != "" {
 		names = []string{w.EnvOf(fromHost).Name}
 	}
+	if env != "" {
+		names = []string{env}
+	}
+	envs := envsOf(w, in, names)
+	if why := refuseMoved(envs); why != "" {
+		return EnvRun{Refused: why, Text: "refused: " + why}
+	}
 	out := EnvRun{Written: true}
 	var text strings.Builder
-	for _, env := range envsOf(w, in, names) {
+	for _, env := range envs {
 		rin := envInput(w, env)
 		if only != "" {
 			if env.Catalogue.Module(only) == nil {
@@ -135,7 +168,9 @@ type Promotion struct {
 	Old, Lock []byte
 	// Written: pin promote would write Lock (promoted, and changed).
 	Written bool
-	Text    string
+	// Moved: refused as cmd/pin refuses it (refuseMoved); Err says why.
+	Moved bool
+	Text  string
 }
 
 // runPromote runs "pin promote from to [modules...] [--pick pick]", as
@@ -144,6 +179,9 @@ func runPromote(w *World, from, to string, modules []string, pick string) Promot
 	in := w.inputs()
 	cat := in.Catalogue
 	toEnv := envsOf(w, in, []string{to})[0]
+	if why := refuseMoved([]*source.Env{toEnv}); why != "" {
+		return Promotion{Err: why, Moved: true, Text: "refused: " + why}
+	}
 	rin := envInput(w, toEnv)
 	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Old: toEnv.Inputs.Lock,
 		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
@@ -190,6 +228,9 @@ func envOf(e *Env) promote.Env {
 // hold lifted, or an error (the module is not held: nothing written).
 func runLift(w *World, to, module string) ([]byte, error) {
 	toEnv := envsOf(w, w.inputs(), []string{to})[0]
+	if why := refuseMoved([]*source.Env{toEnv}); why != "" {
+		return nil, &movedError{why}
+	}
 	l, err := promote.Lift(toEnv.Inputs.Lock, []string{module})
 	if err != nil {
 		return nil, err
@@ -228,3 +269,8 @@ func runEnvOutdated(w *World) map[string]map[string][]string {
 	}
 	return out
 }
+
+// movedError is a run refused as cmd/pin refuses it (refuseMoved).
+type movedError struct{ why string }
+
+func (e *movedError) Error() string { return "refused: " + e.why }

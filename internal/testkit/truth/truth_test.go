@@ -103,7 +103,8 @@ func TestTruth(t *testing.T) {
 		// The oracle must have had something to check, or it proves
 		// nothing.
 		for _, k := range []string{"written", "liveness checked", "plan cutovers", "outdated", "refused downgrade", "refused unknown-order", "renamed locked", "subset written",
-			"env written", "own inputs checked", "promoted", "promotion checked", "promote refused skew", "promote refused soak", "promote refused floor", "pick", "hold kept", "lifted", "locked below the other environment"} {
+			"env written", "own inputs checked", "promoted", "promotion checked", "promote refused skew", "promote refused soak", "promote refused floor", "pick", "hold kept", "lifted", "locked below the other environment",
+			"host moved", "moved host floor checked", "refused: a moved host undecided"} {
 			if stats[k] == 0 {
 				t.Errorf("no step exercised %q: %s", k, fmtStats(stats))
 			}

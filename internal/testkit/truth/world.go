@@ -242,7 +242,7 @@ type Setup struct {
 
 // World returns a fresh world from the setup, sharing only the builds.
 func (s *Setup) World() *World {
-	w := &World{Tampered: map[string]bool{}, Envs: s.Envs, Clock: s.Clock}
+	w := &World{Tampered: map[string]bool{}, Envs: cloneEnvs(s.Envs), Clock: s.Clock}
 	if w.Clock.IsZero() {
 		w.Clock = Now
 	}
@@ -313,7 +313,7 @@ type Op struct {
 // Step reports whether the op calls pin.
 func (o Op) Step() bool {
 	switch o.Kind {
-	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated, OpPromote, OpLift:
+	case OpResolve, OpOnly, OpLock, OpPlan, OpOutdated, OpPromote, OpLift, OpResolveEnv:
 		return true
 	}
 	return false
