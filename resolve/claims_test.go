@@ -249,3 +249,31 @@ func TestHostTagIsAClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedIndexVersionIsContent: host-1 ran an unlabelled index
+// (1.23.1) under a tag given on the host, "2.0.0", and the lock recorded
+// that container with the host's word as its version. lock --from-host
+// host-0, where 1.23.2 runs, holds host-1's record as a floor: its
+// version must be the content's (none: the tag decides, and the
+// registry's 2.0.0 is another build), not the recorded line, which would
+// call 1.23.1 "2.0.0" and keep it above 1.23.2. Found by the truth test
+// (seed 99, history 5292).
+func TestRecordedIndexVersionIsContent(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeRegistry(repo, "1.23.2/2024-02-05+1.23.2", "2.0.0/2024-02-12+2.0.0")
+	ir := newIndexRegistry(f)
+	idx := ir.add("1.23.1", map[string]string{"linux/amd64": "1.23.1/2024-01-29", "linux/arm64": "1.23.1/2024-01-29"})
+	reg := &headRegistry{Registry: ir, heads: map[string]string{"2.0.0": f.byTag["2.0.0"].Digest, "1.23.2": f.byTag["1.23.2"].Digest, "1.23.1": idx}}
+	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning,
+		RunsOn: []catalogue.RunsOn{{Host: "host-0", Container: "svc"}, {Host: "host-1", Container: "svc"}}}
+	old := &lock.Lock{Hosts: []string{"host-0", "host-1"}, Modules: []*lock.Module{{Name: "svc", Policy: "at-least-running", Image: repo, Digest: idx,
+		Source: "running", Rule: "content", Reason: "host-1/svc runs it", Hosts: []string{"host-0", "host-1"},
+		Observed: []lock.Observation{{Host: "host-1", Container: "svc", Tag: "2.0.0", Digest: idx, Version: "2.0.0"}}}}}
+	seen := observed(m, []run{{host: "host-0", word: "1.23.2/2024-02-05+1.23.2"}}, nil)
+	in := inputOf(m, reg, old, seen)
+	in.Mode, in.Host = ModeFromHost, "host-0"
+	d := Resolve(ctx, in).Decisions[0]
+	if n := d.New(); n != nil && n.Digest == idx {
+		t.Errorf("lock --from-host host-0 kept 1.23.1 (called 2.0.0 by the host's tag) above the 1.23.2 host-0 runs: %+v", n)
+	}
+}

@@ -348,11 +348,17 @@ func describeRecorded(ctx context.Context, reg Registry, m *catalogue.Module, fl
 		if err != nil {
 			return err
 		}
-		if state == contentRead && len(img.Platforms) == 0 {
-			// (An index is one platform's build per host, and which one
-			// the host ran the lock does not say: its recorded lines
-			// stay, rather than another platform's date.)
+		switch {
+		case state == contentRead && len(img.Platforms) == 0:
 			img.Tag, img.ImageID = f.Image.Tag, f.Image.ImageID
+			f.Image, f.Observation.Image = img, img
+		case state == contentRead:
+			// An index is one platform's build per host, and which one
+			// the host ran the lock does not say: its recorded date
+			// stays, rather than another platform's. Its version is the
+			// content's, never the recorded line, which may be a host's
+			// tag that was a claim (a "docker tag" on the host).
+			img.Tag, img.ImageID, img.Created = f.Image.Tag, f.Image.ImageID, f.Image.Created
 			f.Image, f.Observation.Image = img, img
 		}
 	}
