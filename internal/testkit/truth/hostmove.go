@@ -84,7 +84,9 @@ func (g *Gen) hostMoves(w *World) []Op {
 					cur := m.Builds[c.Build]
 					var older []*Build
 					for _, b := range m.Builds {
-						if b.Mixed == nil && b.Rank < cur.Rank {
+						// (By digest alone: never a build whose label
+						// lies, which the kit's fairness names by a tag.)
+						if b.Mixed == nil && b.Rank < cur.Rank && !labelLies(b) {
 							older = append(older, b)
 						}
 					}
