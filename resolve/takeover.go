@@ -199,9 +199,7 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 	// hosts: its own entry there, whatever container it recorded (the
 	// module's entry is a floor by name, wherever the host now is).
 	for _, e := range h.elsewhereByName[m.Name] {
-		if slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool {
-			return slices.Contains(e.Hosts, ro.Host) || slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == ro.Host })
-		}) {
+		if slices.ContainsFunc(m.RunsOn, func(ro catalogue.RunsOn) bool { return knowsHost(e, ro.Host) }) {
 			add(e)
 		}
 	}
@@ -292,7 +290,7 @@ func inheritsOn(in Input, m *catalogue.Module) bool {
 	}
 	idx := in.heirIndex()
 	for _, e := range idx.takenOver(m, nil) {
-		if idx.elsewhere[e] != "" && (slices.Contains(e.Hosts, in.Host) || slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == in.Host })) {
+		if idx.elsewhere[e] != "" && knowsHost(e, in.Host) {
 			return true
 		}
 	}

@@ -52,15 +52,6 @@ func refuseOrphans(lockPath string, cat *catalogue.Catalogue) error {
 	return nil
 }
 
-// baseLock is the lock path environment env's lock file lk is named
-// after (source.LockPath): lk itself without an environment.
-func baseLock(lk, env string) string {
-	if base, ok := strings.CutSuffix(lk, "."+env+".hcl"); ok && env != "" {
-		return base + ".hcl"
-	}
-	return lk
-}
-
 // warnOrphans says, for a command that writes no lock, that the lock
 // of an environment no longer declared is beside lockPath: pin resolve
 // refuses until it is declared again or moved away.

@@ -205,7 +205,7 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if err != nil {
 			return nil, withCode(exitInput, err)
 		}
-		if err := refuseOrphans(baseLock(lk, o.Environment), in.Catalogue); err != nil {
+		if err := refuseOrphans(source.BaseLockPath(lk, o.Environment), in.Catalogue); err != nil {
 			return nil, err
 		}
 		if err := refuseMoved([]*source.Env{env}); err != nil {

@@ -52,7 +52,7 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 		if err != nil {
 			return nil, nil, withCode(exitInput, err)
 		}
-		if err := refuseOrphans(baseLock(lk, po.To), in.Catalogue); err != nil {
+		if err := refuseOrphans(source.BaseLockPath(lk, po.To), in.Catalogue); err != nil {
 			return nil, nil, err
 		}
 		if err := refuseMoved([]*source.Env{toEnv}); err != nil {

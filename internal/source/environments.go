@@ -41,6 +41,22 @@ func LockPath(path, env string) string {
 	return path + "." + env
 }
 
+// BaseLockPath is the lock path that environment env's lock file lk is
+// named after (LockPath's inverse): lk itself for env "", "" when lk is
+// not named as LockPath names it.
+func BaseLockPath(lk, env string) string {
+	if env == "" {
+		return lk
+	}
+	if base, ok := strings.CutSuffix(lk, "."+env+".hcl"); ok {
+		return base + ".hcl"
+	}
+	if base, ok := strings.CutSuffix(lk, "."+env); ok {
+		return base
+	}
+	return ""
+}
+
 // Env is one environment's share of a run.
 type Env struct {
 	// Name is the environment's name; "" for a catalogue without
@@ -109,13 +125,11 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 	if len(cat.Environments) == 0 {
 		// Environment locks beside it are orphans (every environment
 		// block removed): what they recorded on a host is a floor here.
-		elsewhere, err := others.heldOn(cat, nil)
+		all, err := in.everyHost(others)
 		if err != nil {
 			return nil, err
 		}
-		all := *in
-		all.Elsewhere = elsewhere
-		return []*Env{{Path: lockPath, Inputs: &all}}, nil
+		return []*Env{{Path: lockPath, Inputs: all}}, nil
 	}
 	var out []*Env
 	for _, e := range cat.Environments {
@@ -156,13 +170,11 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 	cat := in.Catalogue
 	if name == "" && len(cat.Environments) == 0 {
-		elsewhere, err := (&otherLocks{base: lockPath}).heldOn(cat, nil)
+		all, err := in.everyHost(&otherLocks{base: lockPath})
 		if err != nil {
 			return nil, err
 		}
-		all := *in
-		all.Elsewhere = elsewhere
-		return &Env{Path: lockPath, Inputs: &all}, nil
+		return &Env{Path: lockPath, Inputs: all}, nil
 	}
 	e := cat.Environment(name)
 	if e == nil {
@@ -174,11 +186,7 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 	}
 	// The other environments' locks are beside lockPath, named as
 	// LockPath names them.
-	others := &otherLocks{}
-	if base, ok := strings.CutSuffix(lockPath, "."+name+".hcl"); ok {
-		others.base = base + ".hcl"
-	}
-	elsewhere, err := others.heldOn(cat, e)
+	elsewhere, err := (&otherLocks{base: BaseLockPath(lockPath, name)}).heldOn(cat, e)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +199,19 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 		Skipped:    skippedOf(in.Skipped, e.Hosts),
 		Registries: in.Registries,
 	}}, nil
+}
+
+// everyHost is in as the one implicit environment of a catalogue without
+// environments sees it: with what orphan environment locks recorded on
+// its hosts (Elsewhere).
+func (in *Inputs) everyHost(others *otherLocks) (*Inputs, error) {
+	elsewhere, err := others.heldOn(in.Catalogue, nil)
+	if err != nil {
+		return nil, err
+	}
+	all := *in
+	all.Elsewhere = elsewhere
+	return &all, nil
 }
 
 // skippedOf are the skipped hosts among hosts; nil when none is.

@@ -24,6 +24,9 @@ func TestLockPath(t *testing.T) {
 		if got := LockPath(tt.path, tt.env); got != tt.want {
 			t.Errorf("LockPath(%q, %q) = %q, want %q", tt.path, tt.env, got, tt.want)
 		}
+		if got := BaseLockPath(tt.want, tt.env); got != tt.path {
+			t.Errorf("BaseLockPath(%q, %q) = %q, want %q", tt.want, tt.env, got, tt.path)
+		}
 	}
 }
 
