@@ -79,13 +79,11 @@ func (c *Cache) newest(location, host string) (time.Time, bool) {
 }
 
 // saw records at as host's newest read time at location, when it is
-// newer than the one recorded. Two runs at once may each record theirs:
-// the older then stands, and the newer is recorded by the next read.
-func (c *Cache) saw(location, host string, at time.Time) {
-	if c == nil {
-		return
-	}
-	if last, ok := c.newest(location, host); ok && !at.After(last) {
+// newer than last, the one newest found (ok: there was one). Two runs at
+// once may each record theirs: the older then stands, and the newer is
+// recorded by the next read.
+func (c *Cache) saw(location, host string, at, last time.Time, ok bool) {
+	if c == nil || ok && !at.After(last) {
 		return
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {

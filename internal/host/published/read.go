@@ -152,11 +152,12 @@ func (h *Host) Read(ctx context.Context) (*Observation, error) {
 	}
 	// Fresh enough, and not older than one read before: an observation
 	// that goes back in time could hide what the host started since.
-	if last, ok := h.Cache.newest(h.Location, h.Name); ok && o.ReadAt.Before(last) {
+	last, seen := h.Cache.newest(h.Location, h.Name)
+	if seen && o.ReadAt.Before(last) {
 		return nil, h.refuse(where, RolledBack, fmt.Sprintf("read at %s, but an observation read at %s was verified here before: the publication went back (a stale mirror or cache, or a replay); the host's agent replaces it at its next run",
 			o.ReadAt.Format(time.RFC3339), last.Format(time.RFC3339)))
 	}
-	h.Cache.saw(h.Location, h.Name, o.ReadAt)
+	h.Cache.saw(h.Location, h.Name, o.ReadAt, last, seen)
 	return o, nil
 }
 
