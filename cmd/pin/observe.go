@@ -21,6 +21,7 @@ type observeOptions struct {
 	Output   string
 	Push     string
 	Platform string
+	Force    bool
 }
 
 func newObserveCmd(g *globalOptions, s streams) *cobra.Command {
@@ -32,7 +33,8 @@ func newObserveCmd(g *globalOptions, s streams) *cobra.Command {
 state, and the images) and writes its observation: that snapshot, the host's
 platform and when it was read, signed with a cosign private key (its
 password in COSIGN_PASSWORD, as cosign reads it). --output writes FILE and
-FILE.sig (default HOST.json); --push publishes it to an OCI repository under
+FILE.sig (default HOST.json), as a pair, and only over files pin observe
+wrote (or --force); --push publishes it to an OCI repository under
 the tag HOST, with its signature beside it as cosign signs an image. A cron
 job or systemd timer on each host is the agent; the catalogue that reads it
 names observations = "oci://REPOSITORY" (or the file) and the public key.`,
@@ -49,6 +51,7 @@ names observations = "oci://REPOSITORY" (or the file) and the public key.`,
 	cmd.Flags().StringVar(&o.Key, "key", "", "cosign private key file to sign with (cosign.key; password in COSIGN_PASSWORD)")
 	cmd.Flags().StringVar(&o.Output, "output", "", "write the observation to this file, and its signature to FILE.sig (default HOST.json, unless --push)")
 	cmd.Flags().StringVar(&o.Push, "push", "", "publish to this OCI repository (registry/repository, no tag: the tag is HOST)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an --output file (or its .sig) that is not an observation pin wrote")
 	cmd.Flags().StringVar(&o.Platform, "platform", runtime.GOOS+"/"+runtime.GOARCH, "the host's platform (default: the machine pin observe runs on, the host itself when it is the agent)")
 	return cmd
 }
@@ -88,7 +91,7 @@ func runObserve(ctx context.Context, o *observeOptions, s streams) error {
 	if path == "" {
 		path = o.Host + ".json"
 	}
-	if err := published.WriteFile(path, obs, signer); err != nil {
+	if err := published.WriteFile(path, obs, signer, o.Force); err != nil {
 		return withCode(exitInput, fmt.Errorf("writing the observation: %w", err))
 	}
 	fmt.Fprintf(s.Out, "pin observe: %s: %d containers, read %s, signed by %s, written to %s and %s\n",

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/forge"
 	forgegitea "github.com/pin-tool/pin/internal/forge/gitea"
 	forgegithub "github.com/pin-tool/pin/internal/forge/github"
@@ -31,6 +30,7 @@ type proposeOptions struct {
 	Groups                     []string
 	Template, BodyFile         string
 	DryRun                     bool
+	Force                      bool
 	// Exports are what the --export-* flags name; ExportCompose their
 	// Compose project.
 	Exports       propose.Exports
@@ -105,6 +105,7 @@ refused. The branch is pin/promote-FROM-TO.`,
 	f.StringArrayVar(&o.Groups, "group", nil, "a named group proposed together, NAME=MODULE,MODULE…; repeat for several")
 	f.StringVar(&o.Template, "template", "", "a Go text/template file for the commit message over the proposal (first line: the title)")
 	f.StringVar(&o.BodyFile, "body-file", "", "also write each proposal's body (Markdown) to this file")
+	f.BoolVar(&o.Force, "force", false, "replace a --body-file that holds no proposal pin wrote")
 	f.BoolVar(&o.DryRun, "dry-run", false, "commit in a temporary work tree and print the proposal; push nothing, ask no forge")
 	f.StringArrayVar(&o.ExportCompose.Files, "export-compose", nil, "a Compose file to export to (as pin export --compose); repeat to merge several")
 	f.StringVar(&o.ExportCompose.ProjectName, "export-project-name", "", "the Compose project name of --export-compose (or of the export block's compose block)")
@@ -117,6 +118,11 @@ refused. The branch is pin/promote-FROM-TO.`,
 }
 
 func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
+	if o.BodyFile != "" {
+		if err := propose.CheckBodyFile(o.BodyFile, o.Force); err != nil {
+			return withCode(exitInput, err)
+		}
+	}
 	po, deps, err := o.wire(ctx, s)
 	if err != nil {
 		return err
@@ -126,12 +132,8 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
 		return proposeError(err, res, s)
 	}
 	if o.BodyFile != "" {
-		var bodies []string
-		for _, p := range res.Proposals {
-			bodies = append(bodies, p.Body)
-		}
-		if _, err := atomicfile.Write(o.BodyFile, []byte(strings.Join(bodies, "\n---\n\n")), atomicfile.Options{}); err != nil {
-			return withCode(exitInput, fmt.Errorf("writing the body: %w", err))
+		if err := propose.WriteBodyFile(o.BodyFile, res.Proposals, o.Force); err != nil {
+			return withCode(exitInput, err)
 		}
 	}
 	if o.Format == "json" {

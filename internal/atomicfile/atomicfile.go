@@ -52,9 +52,11 @@ type Options struct {
 	// Mode is the permission of a file created new, before the umask; 0
 	// is 0o644. A file that exists keeps its own mode.
 	Mode fs.FileMode
-	// Owned, when set, tells whether the content of an existing, non-empty
-	// file is pin's own (a header pin writes, a format only pin writes).
-	// A file it says is not is left alone: ErrNotOwned, unless Force.
+	// Owned tells whether the content of an existing, non-empty file is
+	// pin's own (a header pin writes, a format only pin writes). A file it
+	// says is not is left alone: ErrNotOwned, unless Force. Without Owned
+	// (and without Since) no content is pin's: only an absent or empty
+	// file is written, unless Force.
 	Owned func(current []byte) bool
 	// Force replaces a file Owned refuses.
 	Force bool
@@ -87,11 +89,22 @@ func Check(path string, b []byte, o Options) (changed bool, err error) {
 	return st.changed, err
 }
 
+// owns tells whether cur, the non-empty content of the file, may be
+// replaced without Force: Owned says so, or the caller read it (Since,
+// checked before).
+func (o Options) owns(cur []byte) bool {
+	if o.Owned != nil {
+		return o.Owned(cur)
+	}
+	return o.Since != nil
+}
+
 // state is what inspect found at a path.
 type state struct {
 	target  string      // the file to replace: path, or the end of its links
 	info    fs.FileInfo // the target's, nil when it does not exist
 	changed bool
+	old     []byte // the target's content when changed
 }
 
 func (s state) linkTarget(path string) string {
@@ -126,10 +139,10 @@ func inspect(path string, b []byte, o Options) (state, error) {
 	if was := o.Since; was != nil && ((info == nil) != (*was == nil) || !bytes.Equal(cur, *was)) {
 		return fail(ErrChanged)
 	}
-	if info != nil && len(bytes.TrimSpace(cur)) > 0 && o.Owned != nil && !o.Owned(cur) && !o.Force {
+	if info != nil && len(bytes.TrimSpace(cur)) > 0 && !o.Force && !o.owns(cur) {
 		return fail(ErrNotOwned)
 	}
-	st.changed = true
+	st.changed, st.old = true, cur
 	return st, nil
 }
 

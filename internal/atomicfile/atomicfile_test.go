@@ -124,7 +124,7 @@ func TestWriteThroughLinks(t *testing.T) {
 			root := t.TempDir()
 			path, target := tc.setup(t, root)
 			before := mode(t, target)
-			wrote, err := Write(path, []byte("new\n"), Options{})
+			wrote, err := Write(path, []byte("new\n"), Options{Force: true})
 			if err != nil || !wrote {
 				t.Fatalf("Write: %v %v", wrote, err)
 			}
@@ -157,7 +157,7 @@ func TestWriteKeepsMode(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "deploy.env")
 	write(t, secret, "TOKEN=x\n", 0o600)
-	if _, err := Write(secret, []byte("TOKEN=x\nWEB_IMAGE=y\n"), Options{}); err != nil {
+	if _, err := Write(secret, []byte("TOKEN=x\nWEB_IMAGE=y\n"), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	want := fs.FileMode(0o600)
@@ -181,7 +181,7 @@ func TestWriteKeepsMode(t *testing.T) {
 func TestWriteReadOnlyFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "pin.lock.hcl")
 	write(t, p, "old\n", 0o444)
-	if _, err := Write(p, []byte("new\n"), Options{}); err != nil {
+	if _, err := Write(p, []byte("new\n"), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p); got != "new\n" {
@@ -231,6 +231,10 @@ func TestWriteRefusals(t *testing.T) {
 			write(t, filepath.Join(dir, "compose.pin.yaml"), "# mine\nservices: {}\n", 0o644)
 			return filepath.Join(dir, "compose.pin.yaml")
 		}, Options{Owned: notPins}, ErrNotOwned},
+		{"a file, and no way to tell pin's own", func(t *testing.T, dir string) string {
+			write(t, filepath.Join(dir, "catalogue.hcl"), "module \"web\" {}\n", 0o644)
+			return filepath.Join(dir, "catalogue.hcl")
+		}, Options{}, ErrNotOwned},
 		{"a linked file pin did not write", func(t *testing.T, dir string) string {
 			write(t, filepath.Join(dir, "real.yaml"), "# mine\nservices: {}\n", 0o644)
 			symlink(t, "real.yaml", filepath.Join(dir, "compose.pin.yaml"))
@@ -314,6 +318,9 @@ func TestWriteAccepts(t *testing.T) {
 		{"pin's own", "# pin\nold\n", Options{Owned: pins}},
 		{"forced", "# mine\n", Options{Owned: pins, Force: true}},
 		{"empty", " \n", Options{Owned: pins}},
+		{"empty, no way to tell pin's own", "\n", Options{}},
+		{"absent, no way to tell pin's own", "", Options{}},
+		{"forced, no way to tell pin's own", "mine\n", Options{Force: true}},
 		{"as read", "old\n", Options{Since: &old}},
 		{"absent as read", "", Options{Since: new([]byte(nil))}},
 	} {

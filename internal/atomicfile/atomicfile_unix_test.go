@@ -30,7 +30,7 @@ func TestWriteKeepsOwner(t *testing.T) {
 	}
 	link := filepath.Join(root, "deploy.env")
 	symlink(t, target, link)
-	if _, err := Write(link, []byte("A=2\n"), Options{}); err != nil {
+	if _, err := Write(link, []byte("A=2\n"), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(target)

@@ -45,7 +45,7 @@ func TestWriteOverAnOpenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	wrote, err := Write(p, []byte("new\n"), Options{})
+	wrote, err := Write(p, []byte("new\n"), Options{Force: true})
 	if wrote || !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "close it and run pin again") {
 		t.Fatalf("Write over an open file: %v, %v", wrote, err)
 	}
@@ -59,7 +59,7 @@ func TestWriteOverAnOpenFile(t *testing.T) {
 	if n := names(t, dir); len(n) != 1 {
 		t.Errorf("left %v", n)
 	}
-	if _, err := Write(p, []byte("new\n"), Options{}); err != nil {
+	if _, err := Write(p, []byte("new\n"), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p); got != "new\n" {
@@ -78,7 +78,7 @@ func TestLongPath(t *testing.T) {
 	}
 	p := filepath.Join(dir, "pin.lock.hcl")
 	for _, text := range []string{"a\n", "b\n"} {
-		if _, err := Write(p, []byte(text), Options{}); err != nil {
+		if _, err := Write(p, []byte(text), Options{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		if got := read(t, p); got != text {

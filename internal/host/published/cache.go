@@ -39,6 +39,11 @@ func (c *Cache) verified(trust, repo, digest string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return digestLine(b)
+}
+
+// digestLine reads a file remember wrote: one digest.
+func digestLine(b []byte) (string, bool) {
 	s := strings.TrimSpace(string(b))
 	return s, strings.HasPrefix(s, "sha256:")
 }
@@ -52,7 +57,10 @@ func (c *Cache) remember(trust, repo, digest, sigDigest string) {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
 	}
-	atomicfile.Write(c.path(trust, repo, digest), []byte(sigDigest+"\n"), atomicfile.Options{Force: true})
+	atomicfile.Write(c.path(trust, repo, digest), []byte(sigDigest+"\n"), atomicfile.Options{Owned: func(b []byte) bool {
+		_, ok := digestLine(b)
+		return ok
+	}})
 }
 
 // The newest observation read of each host, by where it is published:
@@ -89,5 +97,8 @@ func (c *Cache) saw(location, host string, at, last time.Time, ok bool) {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
 	}
-	atomicfile.Write(c.newestPath(location, host), []byte(at.UTC().Format(time.RFC3339Nano)+"\n"), atomicfile.Options{Force: true})
+	atomicfile.Write(c.newestPath(location, host), []byte(at.UTC().Format(time.RFC3339Nano)+"\n"), atomicfile.Options{Owned: func(b []byte) bool {
+		_, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+		return err == nil
+	}})
 }

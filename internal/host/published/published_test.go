@@ -84,7 +84,7 @@ func TestMarshalRoundTripIsDeterministic(t *testing.T) {
 func publishFile(t *testing.T, dir, name string, at time.Time, k verifytest.Key) string {
 	t.Helper()
 	path := filepath.Join(dir, name+".json")
-	if err := published.WriteFile(path, observation(name, at), signer(t, k)); err != nil {
+	if err := published.WriteFile(path, observation(name, at), signer(t, k), false); err != nil {
 		t.Fatal(err)
 	}
 	return path

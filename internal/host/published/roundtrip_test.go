@@ -33,7 +33,7 @@ func TestPublishedIsWhatWasRead(t *testing.T) {
 		want := randomSnapshot(rng, name)
 		o := &published.Observation{Host: name, Platform: "linux/arm64/v8", ReadAt: readAt, Snapshot: want}
 		path := filepath.Join(dir, name+".json")
-		if err := published.WriteFile(path, o, signer(t, k)); err != nil {
+		if err := published.WriteFile(path, o, signer(t, k), false); err != nil {
 			t.Fatalf("snapshot %d: %v", n, err)
 		}
 		got, err := fileHost(name, path, k, readAt.Add(time.Minute)).Observe(context.Background())

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -68,10 +71,14 @@ func (s *Signer) Sign(body []byte) ([]byte, error) {
 func SignatureFile(path string) string { return path + ".sig" }
 
 // WriteFile writes the observation to path and its base64 signature (as
-// "cosign sign-blob" prints it) to path.sig, each atomically; the
-// signature is written first, so that a reader never finds new content
-// beside an old signature for long (it would refuse it, not believe it).
-func WriteFile(path string, o *Observation, s *Signer) error {
+// "cosign sign-blob" prints it) to path.sig, as a pair: both files are
+// judged before either is written (each must be absent, empty or pin's own
+// — an observation, a signature — unless force), the signature is written
+// first, so that a reader never finds new content beside an old signature
+// for long (it would refuse it, not believe it), and when the body cannot
+// be written the signature gets its old content back. A failed write
+// leaves both files as they were.
+func WriteFile(path string, o *Observation, s *Signer, force bool) error {
 	body, err := o.Marshal()
 	if err != nil {
 		return err
@@ -81,11 +88,36 @@ func WriteFile(path string, o *Observation, s *Signer) error {
 		return fmt.Errorf("signing the observation of %s: %w", o.Host, err)
 	}
 	b64 := []byte(base64.StdEncoding.EncodeToString(sig) + "\n")
-	if _, err := atomicfile.Write(SignatureFile(path), b64, atomicfile.Options{Force: true}); err != nil {
-		return err
-	}
-	if _, err := atomicfile.Write(path, body, atomicfile.Options{Force: true}); err != nil {
-		return err
+	err = atomicfile.WriteAll(
+		atomicfile.File{Path: SignatureFile(path), Bytes: b64, Options: atomicfile.Options{Owned: IsSignature, Force: force}},
+		atomicfile.File{Path: path, Bytes: body, Options: atomicfile.Options{Owned: IsObservation, Force: force}})
+	switch {
+	case errors.Is(err, atomicfile.ErrNotOwned):
+		return fmt.Errorf("%w: it is not an observation or a signature pin observe wrote; name another file with --output, or pass --force to replace it; nothing written", err)
+	case errors.Is(err, atomicfile.ErrDanglingLink):
+		return fmt.Errorf("%w: create the file it names, or remove the link; nothing written", err)
+	case err != nil:
+		return fmt.Errorf("%w; nothing written", err)
 	}
 	return nil
+}
+
+// IsObservation tells whether b is, by its format, a file pin observe
+// wrote: a JSON object with the pin_observation member.
+func IsObservation(b []byte) bool {
+	var head struct {
+		Schema *json.RawMessage `json:"pin_observation"`
+	}
+	return json.Unmarshal(b, &head) == nil && head.Schema != nil
+}
+
+// IsSignature tells whether b is, by its format, a signature file pin
+// observe wrote (or cosign sign-blob printed): one line of base64.
+func IsSignature(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	if s == "" || strings.ContainsAny(s, " \t\r\n") {
+		return false
+	}
+	_, err := base64.StdEncoding.DecodeString(s)
+	return err == nil
 }
