@@ -319,6 +319,11 @@ func fromBuild(in Input, m *catalogue.Module, running []observe.Observation, nam
 			}
 		}
 		latest := slices.MaxFunc(running, func(a, b observe.Observation) int { return a.StartedAt.Compare(b.StartedAt) })
+		if ahead := latest.StartedAt.Sub(in.Now); ahead > 0 {
+			return image.Image{}, nil, &Refusal{Module: m.Name, Kind: KindSoak,
+				Why: fmt.Sprintf("%s started %s at %s, %s ahead of this clock: check the host's clock; the soak cannot be counted from a start in the future", latest.Where(), label(latest.Image), lock.FormatTime(latest.StartedAt), ahead.Round(time.Second)),
+				Fix: fmt.Sprintf("set the host's clock right (NTP), restart the container there, and promote once it has run %s", soak)}
+		}
 		if ran := in.Now.Sub(latest.StartedAt); ran < soak {
 			restarts := ""
 			if latest.RestartCount > 0 {

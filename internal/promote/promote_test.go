@@ -73,7 +73,7 @@ func (w *world) run(h, mod, tag string, ago time.Duration, restarts int) {
 	d := digestOf(mod, tag)
 	id := "sha256:" + strings.Repeat(strconv.Itoa(len(s.Containers)%10), 64)
 	c := host.Container{ID: h + mod, Name: mod, Image: registry + mod + ":" + tag + "@" + d, ImageID: id, State: host.StateRunning, RestartCount: restarts}
-	if ago > 0 {
+	if ago != 0 {
 		c.StartedAt = now.Add(-ago)
 	}
 	s.Containers = append(s.Containers, c)
@@ -258,6 +258,7 @@ func TestPromoteRefusesBeforeSoak(t *testing.T) {
 		{"young", 23 * time.Hour, 0, "only for 23h0m0s"},
 		{"restarted", time.Hour, 3, "restarted 3 times"},
 		{"unknown start", 0, 0, "not known"},
+		{"host clock ahead", -2 * time.Hour, 0, "2h0m0s ahead of this clock: check the host's clock"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld("web")
@@ -267,6 +268,9 @@ func TestPromoteRefusesBeforeSoak(t *testing.T) {
 			r := refusedAs(t, promote(t, w.input()), old, "web", KindSoak)
 			if !strings.Contains(r.Why, tc.want) || !strings.Contains(r.Why, "s2/web") {
 				t.Errorf("why: %s", r.Why)
+			}
+			if strings.Contains(r.Why, "for -") {
+				t.Errorf("a negative duration: %s", r.Why)
 			}
 		})
 	}
