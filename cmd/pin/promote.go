@@ -103,6 +103,9 @@ func environmentPair(cat *catalogue.Catalogue, from, to string) (*catalogue.Envi
 	if from == to {
 		return nil, nil, withCode(exitInput, fmt.Errorf("promote %s %s: name two environments", from, to))
 	}
+	if err := cat.CheckPromotion(from, to); err != nil {
+		return nil, nil, withCode(exitInput, fmt.Errorf("promote %s %s: %w", from, to, err))
+	}
 	return cat.Environment(from), cat.Environment(to), nil
 }
 
