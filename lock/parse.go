@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -60,7 +61,7 @@ func parseHCL(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 	l := &Lock{}
 	file, diags := hclparse.NewParser().ParseHCL(src, filename)
 	if file == nil || diags.HasErrors() {
-		return l, diags
+		return l, damaged(diags, filename)
 	}
 	content, d := file.Body.Content(fileSchema)
 	diags = append(diags, d...)
@@ -83,6 +84,17 @@ func parseHCL(src []byte, filename string) (*Lock, hcl.Diagnostics) {
 		l.Modules = append(l.Modules, m)
 	}
 	return l.normalised(), diags
+}
+
+// damaged adds to the errors of a lock that is not HCL (a bad merge, an
+// edit) what to do: restore it, never delete it.
+func damaged(diags hcl.Diagnostics, filename string) hcl.Diagnostics {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			d.Detail = strings.TrimSpace(d.Detail + " " + fmt.Sprintf("pin writes the lock whole, so it was damaged after: restore it from version control (git checkout -- %s), or undo the edit or merge that broke it. Do not delete it: a lock deleted forgets every floor it held (what was locked and ran before no longer bounds the next lock).", filename))
+		}
+	}
+	return diags
 }
 
 func diag(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
