@@ -418,6 +418,8 @@ func writePlanTable(w io.Writer, out planOutput) {
 	switch {
 	case out.Written:
 		fmt.Fprintf(w, "Wrote %s.\n", out.Lock)
+	case !out.Changed && counts["error"]+counts["refused"] > 0:
+		fmt.Fprintf(w, "%s left unchanged: %s could not be decided (see below).\n", out.Lock, plural(counts["error"]+counts["refused"], "module"))
 	case !out.Changed:
 		fmt.Fprintf(w, "%s is up to date.\n", out.Lock)
 	default:

@@ -187,12 +187,13 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 		return err
 	}
 	lockNames := lockPaths(envs)
-	var failed, refused []string
+	var failed, refused, hints []string
 	failCode := exitInput
 	for _, r := range results {
 		switch {
 		case r.plan.Failed():
 			failed = append(failed, failures(r.plan))
+			hints = append(hints, unreachableHint(in.Catalogue, r.plan, o.Timeout))
 			failCode = max(failCode, failureCode(r.plan))
 		case r.plan.Refused():
 			for _, d := range r.plan.Decisions {
@@ -206,7 +207,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	anyChanged := slices.ContainsFunc(results, func(r result) bool { return r.changed })
 	switch {
 	case len(failed) > 0:
-		return withCode(failCode, fmt.Errorf("%s; %s left unchanged", strings.Join(failed, "\n"), lockNames))
+		return withCode(failCode, fmt.Errorf("%s; %s left unchanged%s", strings.Join(failed, "\n"), lockNames, strings.Join(hints, "")))
 	case len(refused) > 0:
 		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", strings.Join(refused, "; "), lockNames))
 	case o.Check && anyChanged:
