@@ -27,7 +27,9 @@ func (s Scheme) Parse(text string) (v Version, ok bool) {
 	case "", SemVer:
 		prefix, core, rest, ok := matchSemver(text)
 		if !ok {
-			return Version{}, false
+			if prefix, core, rest, ok = matchOnePart(text); !ok {
+				return Version{}, false
+			}
 		}
 		return build(text, prefix, core, rest)
 	case CalVer:
@@ -240,6 +242,33 @@ func matchSemver(s string) (prefix, core, rest string, ok bool) {
 		parts++
 	}
 	if parts < 2 || strings.IndexByte(s[end:], '\n') >= 0 {
+		return "", "", "", false
+	}
+	return s[:start], s[start:end], s[end:], true
+}
+
+// maxOnePart is how many digits a one-part version may have under the
+// default scheme: "16", "20", "7", "2026"; longer bare numbers are dates
+// and build stamps (20200101, 1694132169), not versions under it.
+const maxOnePart = 4
+
+// matchOnePart is a one-part version of the default scheme: an optional
+// v or V, 1 to maxOnePart digits, then nothing, or a rest that starts
+// with "-", "_" or "+" ("16-alpine", "7-rc.1", "20+build"). A rest glued
+// to the number ("8f3c2d1", a commit hash) is not read as a variant.
+func matchOnePart(s string) (prefix, core, rest string, ok bool) {
+	start := 0
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		start = 1
+	}
+	end := start
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == start || end-start > maxOnePart || strings.IndexByte(s[end:], '\n') >= 0 {
+		return "", "", "", false
+	}
+	if end < len(s) && s[end] != '-' && s[end] != '_' && s[end] != '+' {
 		return "", "", "", false
 	}
 	return s[:start], s[start:end], s[end:], true

@@ -26,7 +26,14 @@ func TestParse(t *testing.T) {
 		{"semver", "1.2.3-a", true, "{3}-a", "1.2.3"},
 		{"semver", "1.2.3-alpine3.19", true, "{3}-alpine3.19", "1.2.3"},
 		{"semver", "latest", false, "", ""},
-		{"semver", "7", false, "", ""},
+		{"semver", "7", true, "{1}", "7"},
+		{"semver", "16-alpine", true, "{1}-alpine", "16"},
+		{"semver", "v20", true, "v{1}", "20"},
+		{"semver", "7-rc.1", true, "{1}", "7-rc.1"},
+		{"semver", "20200101", false, "", ""},   // a date
+		{"semver", "1694132169", false, "", ""}, // a build stamp
+		{"semver", "8f3c2d1", false, "", ""},    // a commit
+		{"semver", "16.", false, "", ""},
 		{"semver", "1.2.3.4.5", false, "", ""},
 		{"calver", "2026.08.20", true, "{3}", "2026.8.20"},
 		{"calver", "20260820", true, "{3}", "2026.8.20"},
