@@ -17,7 +17,8 @@
 // version does not fit Masterminds semver (a part beyond uint64).
 //
 // Schemes: "semver" (default; tolerant: optional v prefix, 2 to 4 numeric
-// parts), "calver" (2026.08.20, 2026.8, and compact dates 202608, 20260820,
+// parts, or one part of at most four digits, "16" or "20-alpine": longer
+// bare numbers are dates and build stamps, not versions under it), "calver" (2026.08.20, 2026.8, and compact dates 202608, 20260820,
 // 202608200915, 20260820091500 with a real month, day and clock), "numeric"
 // (one integer of any length, with an optional non-numeric prefix) and
 // "regex:<expr>" where <expr> has a named group "version".
