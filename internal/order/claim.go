@@ -114,6 +114,9 @@ func (o Options) VersionOf(i image.Image) Claim {
 // Known says in words what ordering could use of an image: its version
 // claim and its build date, or that they are missing or implausible.
 func (o Options) Known(i image.Image) string {
+	if local(i) {
+		return fmt.Sprintf("built, committed or loaded on its host: it has no registry digest (image ID %s), so its tag and label are claims pin cannot check, and only the same content as what runs orders it", image.Short(i.ImageID))
+	}
 	var parts []string
 	if c := o.VersionOf(i); c.Kind != NoVersion {
 		parts = append(parts, c.String())
@@ -128,4 +131,11 @@ func (o Options) Known(i image.Image) string {
 		parts = append(parts, "no build date")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// local reports whether i is an image a host holds by no registry digest,
+// judged by its image ID alone: its tag, label and build date are not
+// weighed (see enforce.JudgeImage).
+func local(i image.Image) bool {
+	return i.Digest == "" && i.ImageID != "" && i.Tag == "" && i.Labels == nil && i.Created.IsZero()
 }
