@@ -117,7 +117,10 @@ refused. The branch is pin/promote-FROM-TO.`,
 	return cmd
 }
 
-func runPropose(ctx context.Context, o *proposeOptions, s streams) error {
+func runPropose(ctx context.Context, o *proposeOptions, s streams) (err error) {
+	red := o.redactor(ctx)
+	s = streams{In: s.In, Out: red.Writer(s.Out), Err: red.Writer(s.Err)}
+	defer func() { err = red.Error(err) }()
 	if o.BodyFile != "" {
 		if err := propose.CheckBodyFile(o.BodyFile, o.Force); err != nil {
 			return withCode(exitInput, err)

@@ -34,7 +34,7 @@ func (e *Error) Error() string {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+	return RedactURL(fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg))
 }
 
 func (e *Error) Unwrap() error { return e.Err }
