@@ -25,3 +25,16 @@ func TestKnownLocalBuild(t *testing.T) {
 		t.Errorf("a registry image: %s", got)
 	}
 }
+
+// TestCompareLocalBuild: a local build against a versioned floor is
+// unknown, and the words say why (its claims are not weighed), not that it
+// has no version.
+func TestCompareLocalBuild(t *testing.T) {
+	o := Options{}
+	id := "sha256:" + strings.Repeat("ab", 32)
+	d := "sha256:" + strings.Repeat("cd", 32)
+	res := Compare(image.Image{Repository: "r/x", ImageID: id}, image.Image{Repository: "r/x", Digest: d, Tag: "1.27.3"}, o)
+	if res.Cmp != Unknown || strings.Contains(res.Detail, "only one of them has a version") || !strings.Contains(res.Detail, "claims pin cannot check") {
+		t.Errorf("Compare: %v %s", res.Cmp, res.Detail)
+	}
+}

@@ -124,7 +124,11 @@ func Compare(a, b image.Image, o Options) Result {
 		// One side has a version, the other none: its build date cannot
 		// be held against a version (a backport is built after the
 		// release it is older than), so the order is not known.
-		return Result{Cmp: Unknown, Rule: RuleNone, Detail: "no rule decides: only one of them has a version: " + whyUnknown(a, b, o)}
+		why := "only one of them has a version: "
+		if local(a) || local(b) {
+			why = "" // its tag and label are not weighed, as whyUnknown says
+		}
+		return Result{Cmp: Unknown, Rule: RuleNone, Detail: "no rule decides: " + why + whyUnknown(a, b, o)}
 	}
 	if dates.Cmp != Unknown {
 		return dates
