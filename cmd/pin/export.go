@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/internal/source"
 )
 
@@ -150,6 +151,13 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		}
 		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
 	}
+	if len(rep.Downgrades) > 0 {
+		for _, d := range rep.Downgrades {
+			fmt.Fprintln(s.Err, sanitize(fmt.Sprintf("%s: refused: module %s's lock names %s, %s than the %s written here (%s: %s); pin never makes a file name an older image than it named: run pin resolve, or write the older image in the file yourself",
+				d.At, d.Module, d.Locked, downgradeWord(d.Order.Cmp), d.Named, d.Order.Rule, d.Order.Detail)))
+		}
+		return withCode(exitFindings, errors.New("the lock would make a file name an older or unorderable image than it names; nothing written"))
+	}
 	out := exportReport(rep, o.Check)
 	if o.Format == "json" {
 		if err := writeJSON(s.Out, out); err != nil {
@@ -217,6 +225,14 @@ func exportsOf(cat *catalogue.Catalogue, flags catalogue.Export, s streams) (cat
 		return exp, withCode(exitInput, fmt.Errorf("the catalogue's export block names what is not there; nothing written: %w", errReported))
 	}
 	return exp, nil
+}
+
+// downgradeWord says how a refused lock entry stands to what a file names.
+func downgradeWord(c order.Cmp) string {
+	if c == order.Older {
+		return "older"
+	}
+	return "not known to be newer"
 }
 
 func describeImage(tag, digest string) string {

@@ -188,26 +188,46 @@ func initError(s streams, err error) error {
 func writeInit(s streams, format string, rep *scaffold.Report) error {
 	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: rep.Target, Written: rep.Written, Added: []initAdded{}, Skipped: []initSkip{}}
 	for _, c := range rep.Added {
-		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
+		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), From: c.From, Host: c.RunsOn.Host}
+		a.Pin, a.Tag = scaffold.Written(c)
 		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
 		out.Added = append(out.Added, a)
 	}
 	for _, sk := range rep.Skipped {
-		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why})
+		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why, Left: sk.Left})
 	}
 	if format == "json" {
-		return writeJSON(s.Out, out)
+		if err := writeJSON(s.Out, out); err != nil {
+			return err
+		}
+		return initLeft(rep)
 	}
 	for _, a := range out.Added {
 		fmt.Fprintf(s.Out, "added   module %q (%s) from %s\n", a.Module, a.Image, sanitize(a.From))
 	}
 	for _, sk := range out.Skipped {
-		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
+		word := "skipped"
+		if sk.Left {
+			word = "left out"
+		}
+		fmt.Fprintf(s.Out, "%s %s: %s\n", word, sanitize(sk.What), sanitize(sk.Why))
 	}
-	if out.Written {
+	switch {
+	case out.Written:
 		fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(out.Added), rep.Target)
-	} else {
+	case rep.Left() == 0:
 		fmt.Fprintf(s.Out, "Nothing to add: %s has a module for everything found.\n", rep.Target)
+	default:
+		fmt.Fprintf(s.Out, "Nothing written to %s.\n", rep.Target)
+	}
+	return initLeft(rep)
+}
+
+// initLeft is exit 1 when init left out something it read (what it
+// could add is written all the same).
+func initLeft(rep *scaffold.Report) error {
+	if n := rep.Left(); n > 0 {
+		return withCode(exitFindings, fmt.Errorf("%d image(s) found were left out of the catalogue; each says why and what to write", n))
 	}
 	return nil
 }
@@ -225,6 +245,8 @@ type initOutput struct {
 type initSkip struct {
 	What string `json:"what"`
 	Why  string `json:"why"`
+	// Left: no module covers what was read (exit 1).
+	Left bool `json:"left,omitempty"`
 }
 
 type initAdded struct {
@@ -232,6 +254,7 @@ type initAdded struct {
 	Image     string `json:"image"`
 	Policy    string `json:"policy"`
 	Pin       string `json:"pin,omitempty"`
+	Tag       string `json:"tag,omitempty"`
 	Host      string `json:"host,omitempty"`
 	Compose   string `json:"compose,omitempty"`
 	Workload  string `json:"workload,omitempty"`

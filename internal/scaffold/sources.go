@@ -37,6 +37,7 @@ func FromCompose(p *compose.Project, hostName string, policy catalogue.Policy) (
 			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		c := Candidate{Name: ModuleName(s.Name), Alt: ModuleName(p.Name + "-" + s.Name), Image: repo, Policy: policy, Pin: pin, From: what}
+		c.tagless(s.Image, "Compose")
 		if hostName != "" {
 			c.RunsOn = Target{Host: hostName, Compose: p.Name + "/" + s.Name}
 		}
@@ -50,19 +51,21 @@ var ManifestKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob"
 
 // FromManifests makes a candidate of each distinct image of the workloads
 // in refs (init containers included): named after the object, or
-// "<object>-<container>" when the object holds several images. When
+// "<object>-<container>" when the object holds several images (two
+// references, even of one repository). When
 // hostName is set, each runs on it as runs_on { workload =
 // "<kind>/<name>", container = "<name>" } when its kind is one runs_on
 // names (catalogue.WorkloadKinds), else gets a pin only.
 func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
-	// An object named after itself unless it holds several images.
+	// An object named after itself unless it holds several images: two
+	// references, of one repository or of two (nginx:1.7.9 and
+	// nginx:1.22.1 are two images).
 	images := map[string]map[string]bool{}
 	for _, r := range refs {
 		if images[r.Object] == nil {
 			images[r.Object] = map[string]bool{}
 		}
-		repo, _, _ := Repository(r.Value)
-		images[r.Object][repo] = true
+		images[r.Object][r.Value] = true
 	}
 	var cands []Candidate
 	var skips []Skip
@@ -70,11 +73,11 @@ func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string,
 		what := fmt.Sprintf("%s, %s container %s", r.Where(), r.Object, r.Container)
 		kind, obj, _ := strings.Cut(r.Object, "/")
 		if !slices.ContainsFunc(ManifestKinds, func(k string) bool { return strings.EqualFold(k, kind) }) {
-			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("kind %s is not one pin reads (%s)", objs[r.Object], strings.Join(ManifestKinds, ", "))})
+			skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("kind %s is not one pin reads (%s)", objs[r.Object], strings.Join(ManifestKinds, ", "))})
 			continue
 		}
 		if strings.Contains(r.Value, "$") {
-			skips = append(skips, Skip{What: what, Why: "the image holds a variable"})
+			skips = append(skips, Skip{What: what, Left: true, Why: "the image holds a variable"})
 			continue
 		}
 		repo, pin, err := Repository(r.Value)
@@ -86,12 +89,24 @@ func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string,
 			n = ModuleName(obj + "-" + r.Container)
 		}
 		c := Candidate{Name: n, Alt: ModuleName(obj + "-" + r.Container + "-" + kind), Image: repo, Policy: policy, Pin: pin, From: what}
+		c.tagless(r.Value, "Kubernetes")
 		if hostName != "" && slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)) {
 			c.RunsOn = Target{Host: hostName, Workload: r.Object, Container: r.Container}
 		}
 		cands = append(cands, c)
 	}
 	return cands, skips, nil
+}
+
+// tagless gives a candidate read from an image written with neither tag
+// nor digest the tag it runs as: latest, as the runtime (Compose,
+// Kubernetes) pulls it, and says so in its block's comment.
+func (c *Candidate) tagless(written, runtime string) {
+	if c.Pin != "" {
+		return
+	}
+	c.Pin = "latest"
+	c.Notes = append(c.Notes, fmt.Sprintf("%s names no tag: %s runs it as %s:latest, so the module follows latest.", written, runtime, written))
 }
 
 // FromHost makes a candidate of each container on hostName (snapshot s)
@@ -127,12 +142,12 @@ func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Ca
 			continue
 		}
 		if c.Image == "" || strings.HasPrefix(c.Image, "sha256:") {
-			skips = append(skips, Skip{What: what, Why: "it was started from an image ID, which names no repository"})
+			skips = append(skips, Skip{What: what, Left: true, Why: "it was started from an image ID, which names no repository"})
 			continue
 		}
 		repo, _, err := Repository(c.Image)
 		if err != nil {
-			skips = append(skips, Skip{What: what, Why: err.Error()})
+			skips = append(skips, Skip{What: what, Left: true, Why: err.Error()})
 			continue
 		}
 		cand := Candidate{Image: repo, Policy: catalogue.AtLeastRunning, From: what}
@@ -140,7 +155,7 @@ func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Ca
 		kind, _, _ := strings.Cut(c.Workload, "/")
 		switch {
 		case c.Pod != "" && !slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)):
-			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
+			skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
 			continue
 		case c.Pod != "":
 			_, obj, _ := strings.Cut(c.Workload, "/")
