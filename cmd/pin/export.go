@@ -22,6 +22,7 @@ type exportOptions struct {
 	Manifests []string
 	Kustomize []string
 	Env       []string
+	Helm      []string
 	Check     bool
 	Force     bool
 	// Environment is the environment whose lock is exported: needed,
@@ -32,7 +33,7 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions, s streams) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR]... [--kustomize DIR]... [--env FILE]... [--check]",
+		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR]... [--kustomize DIR]... [--env FILE]... [--helm CHART]... [--check]",
 		Short: "Write the lock where the deploy reads it: Compose, manifests, kustomize, env files",
 		Long: `export writes each locked image, as repository:tag@sha256:…, where a deploy
 reads it: where the catalogue's export block says, or the flags:
@@ -49,7 +50,13 @@ reads it: where the catalogue's export block says, or the flags:
                      into DIR/kustomization.yaml for the images of DIR's
                      manifests;
   --env FILE         writes NAME_IMAGE=repository:tag@digest lines, one per
-                     locked module (module forge → FORGE_IMAGE).
+                     locked module (module forge → FORGE_IMAGE);
+  --helm CHART       writes the tag and digest of each image of the chart's
+                     values files (values.yaml, and its unpacked
+                     subcharts'), in place: image.repository + image.tag
+                     (+ image.digest), registry/repository/tag/digest
+                     splits, whole references, and any value marked
+                     # pin: MODULE (see docs/guides/helm.md).
 
 --manifests, --kustomize and --env may be repeated. A flag that names a
 file (--compose, --manifests, --kustomize, --env) replaces the export
@@ -88,6 +95,7 @@ flags.`,
 	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "a folder of Kubernetes manifests to rewrite in place (with --in-place); repeat for several")
 	cmd.Flags().StringArrayVar(&o.Kustomize, "kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
 	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an env file to write NAME_IMAGE= lines into; repeat for several")
+	cmd.Flags().StringArrayVar(&o.Helm, "helm", nil, "a Helm chart folder whose values files (its own and its unpacked subcharts') get the lock, in place; repeat for several")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
 	cmd.Flags().StringVar(&o.Environment, "environment", "", "the environment whose lock is exported (a catalogue with environments)")
@@ -122,8 +130,10 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	exp, err := exportsOf(in.Catalogue, flags, s)
-	if err != nil {
+	var exp catalogue.Export
+	if len(o.Helm) > 0 && !flags.Names() {
+		exp = catalogue.Export{} // the charts alone
+	} else if exp, err = exportsOf(in.Catalogue, flags, s); err != nil {
 		return err
 	}
 	for _, c := range exp.Compose[len(projects):] {
@@ -137,7 +147,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	rep, err := export.Run(ctx, env.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
+	rep, err := export.Run(ctx, env.Input(o.now()), export.Request{Exports: exp, Projects: projects, Charts: o.Helm}, export.Options{Check: o.Check, Force: o.Force})
 	if rep != nil { // the gate has asked what it asks
 		requestSummary(o.globalOptions, s, in.Registries)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/scaffold"
 	"github.com/pin-tool/pin/internal/source"
@@ -52,6 +53,7 @@ type initOptions struct {
 	*globalOptions
 	compose   composeFlags
 	Manifests string
+	Helm      []string
 	FromHost  string
 	Host      string
 	Policy    string
@@ -77,6 +79,10 @@ rewrites a module: run it again and it adds only what is missing.
   --manifests DIR    Kubernetes manifests (and kustomize folders): the images
                      of Deployments, StatefulSets, DaemonSets, CronJobs, Jobs
                      and Pods, init containers included.
+  --helm CHART       the images of a Helm chart's values (values.yaml and its
+                     unpacked subcharts'), named after their values path
+                     (worker.image → worker), pinned at the tag the chart
+                     renders (see docs/guides/helm.md).
   --from-host HOST   every container on HOST that no module takes over: an
                      at-least-running module with no pin (the lock records
                      what runs), runs_on HOST by Compose service when Compose
@@ -97,6 +103,7 @@ of --from-host runs (when they agree), else linux/amd64.`,
 	}
 	o.compose.add(cmd)
 	cmd.Flags().StringVar(&o.Manifests, "manifests", "", "a folder of Kubernetes manifests")
+	cmd.Flags().StringArrayVar(&o.Helm, "helm", nil, "a Helm chart folder whose values' images to add (its own and its unpacked subcharts'); repeat for several")
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "a catalogue host whose containers to add")
 	cmd.Flags().StringVar(&o.Host, "host", "", "the catalogue host that Compose services and manifests run on")
 	cmd.Flags().BoolVar(&o.Digest, "digest", false, "pin Compose and manifest images at tag@digest, the digest each tag names now (asks the registries)")
@@ -106,8 +113,8 @@ of --from-host runs (when they agree), else linux/amd64.`,
 }
 
 func runInit(ctx context.Context, o *initOptions, s streams) error {
-	if len(o.compose.Files) == 0 && o.Manifests == "" && o.FromHost == "" {
-		return withCode(exitInput, errors.New("init needs --compose FILE, --manifests DIR or --from-host HOST"))
+	if len(o.compose.Files) == 0 && o.Manifests == "" && o.FromHost == "" && len(o.Helm) == 0 {
+		return withCode(exitInput, errors.New("init needs --compose FILE, --manifests DIR, --helm CHART or --from-host HOST"))
 	}
 	policy, err := scaffold.ParsePolicy(o.Policy)
 	if err != nil {
@@ -140,6 +147,13 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		if found.Manifests, found.Kinds, err = imageref.ReadManifests(o.Manifests); err != nil {
 			return withCode(exitInput, err)
 		}
+	}
+	for _, dir := range o.Helm {
+		c, err := helmvalues.Read(dir)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		found.Charts = append(found.Charts, c)
 	}
 	opts := scaffold.Options{Host: o.Host, Policy: policy}
 	if o.Digest {

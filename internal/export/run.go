@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/resolve"
@@ -24,6 +25,9 @@ type Request struct {
 	Exports  catalogue.Export
 	Projects []*compose.Project
 	Root     string
+	// Charts are Helm chart folders whose values files (the chart's and
+	// its unpacked subcharts') get the lock (see Helm).
+	Charts []string
 }
 
 // Options say how Run writes.
@@ -295,6 +299,17 @@ func Read(r Request, cov *Coverage) (Result, error) {
 		res, err := Kustomize(path, cov, refs, old)
 		if err != nil {
 			return Result{}, &InputError{What: "kustomize export", Err: err}
+		}
+		results = append(results, res)
+	}
+	for _, dir := range r.Charts {
+		c, err := helmvalues.Read(in(dir))
+		if err != nil {
+			return Result{}, &InputError{What: "helm export", Err: err}
+		}
+		res, err := Helm(cov, c)
+		if err != nil {
+			return Result{}, &InputError{What: "helm export", Err: err}
 		}
 		results = append(results, res)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/imageref"
 )
@@ -98,6 +99,8 @@ type Found struct {
 	Project   *compose.Project
 	Manifests []imageref.Ref
 	Kinds     map[string]string
+	// Charts are Helm charts whose values' images to add.
+	Charts []*helmvalues.Chart
 }
 
 // Options say how init adds modules.
@@ -144,6 +147,13 @@ func Run(ctx context.Context, cur *Current, f Found, o Options) (*Report, error)
 	}
 	if f.Manifests != nil || f.Kinds != nil {
 		c, sk, err := FromManifests(f.Manifests, f.Kinds, o.Host, o.Policy)
+		if err != nil {
+			return nil, err
+		}
+		cands, skips = append(cands, c...), append(skips, sk...)
+	}
+	for _, ch := range f.Charts {
+		c, sk, err := FromHelm(cur.Catalogue, ch, o.Policy)
 		if err != nil {
 			return nil, err
 		}

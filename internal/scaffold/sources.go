@@ -7,6 +7,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/observe"
@@ -187,4 +188,61 @@ func workloadWords() []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// FromHelm makes a candidate of each image the values of chart c name
+// that a module could take: named after its values path ("worker.image" →
+// worker; the chart's own image → the chart's name), pinned at its tag as
+// the chart renders it (its appVersion when the map has no tag; latest
+// when nothing gives one). An image a "# pin: MODULE" comment marks is
+// that module: covered when the catalogue cat has it, else a candidate of
+// that name (a marked tag or digest alone names no repository: left out,
+// saying what to write). A reference inside a longer string (a container
+// argument) is left out, said.
+func FromHelm(cat *catalogue.Catalogue, c *helmvalues.Chart, policy catalogue.Policy) ([]Candidate, []Skip, error) {
+	found := c.Images()
+	var cands []Candidate
+	var skips []Skip
+	for _, img := range found.Images {
+		what := fmt.Sprintf("%s, %s", img.Where, img.Path)
+		n := helmName(c.Name, img.Path)
+		if img.Marker != nil {
+			n = img.Marker.Module
+			if cat != nil && cat.Module(n) != nil {
+				skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its comment names module %q, which the catalogue has", n)})
+				continue
+			}
+			if img.Marker.Part != "" {
+				skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("its comment marks the %s of module %q, which the catalogue does not have, and a %s alone names no repository: write module %q by hand", img.Marker.Part, n, img.Marker.Part, n)})
+				continue
+			}
+		}
+		repo, pin, err := Repository(img.Ref)
+		if err != nil {
+			skips = append(skips, Skip{What: what, Left: true, Why: err.Error()})
+			continue
+		}
+		cand := Candidate{Name: n, Alt: ModuleName(c.Name + "-" + n), Image: repo, Policy: policy, Pin: pin, From: what}
+		if img.TagFrom != "" {
+			cand.Notes = append(cand.Notes, fmt.Sprintf("Its map has no tag of its own: the chart renders %s, its tag from %s.", img.Ref, img.TagFrom))
+		}
+		cand.tagless(img.Ref, "Kubernetes")
+		cands = append(cands, cand)
+	}
+	for _, a := range found.Args {
+		skips = append(skips, Skip{What: fmt.Sprintf("%s, %s", a.Where, a.Path), Left: true,
+			Why: fmt.Sprintf("it names %s inside a longer value (%q), as a container argument: give the image a key of its own, or mark the value with # pin: MODULE", a.Ref, a.Value)})
+	}
+	return cands, skips, nil
+}
+
+// helmName is the module name of an image at a values path: the path
+// without its last "image" ("worker.image" → worker), the chart's name
+// for the chart's own image.
+func helmName(chart, path string) string {
+	p := strings.TrimSuffix(strings.TrimSuffix(path, "image"), ".")
+	if p == "" {
+		p = chart
+	}
+	return ModuleName(strings.NewReplacer(".", "-", "[", "-", "]", "").Replace(p))
 }

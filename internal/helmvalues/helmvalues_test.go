@@ -1,0 +1,43 @@
+package helmvalues
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestShopImages: every image of the shop chart is found with the values
+// path and the reference the chart renders; the subchart's repository is
+// its own values', its tag the parent's.
+func TestShopImages(t *testing.T) {
+	c, err := Read(filepath.Join("testdata", "shop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := c.Images()
+	var got []string
+	for _, img := range found.Images {
+		s := fmt.Sprintf("%s %s %s", img.Path, img.Ref, filepath.Base(img.Where))
+		if img.Tag != nil {
+			s += " tag@" + filepath.Base(img.Tag.Where())
+		}
+		if img.Marker != nil {
+			s += " marker=" + img.Marker.Module + "/" + img.Marker.Part
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"db.image registry.example.org/shop/db:16.2 values.yaml:1 tag@values.yaml:36",
+		"image registry.example.org/shop/web:2.1.0 values.yaml:3 tag@values.yaml:6",
+		"worker.image registry.example.org/shop/worker:2.1.0 values.yaml:12 tag@values.yaml:14",
+		"metrics.image registry.example.org/shop/metrics:7 values.yaml:17 tag@values.yaml:19",
+		"cache.image registry.example.org/shop/cache:7.2 values.yaml:22",
+		"sidecars[0].image registry.example.org/shop/proxy:1.4 values.yaml:26",
+		"ui.version 3.0 values.yaml:31 tag@values.yaml:31 marker=ui/tag",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("images (-want +got):\n%s", d)
+	}
+}
