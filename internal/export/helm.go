@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,14 +30,6 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 	var r Result
 	found := c.Images()
 	edits := map[*helmvalues.File][]imageref.Edit{}
-	// shared: a tag field by where it is, with the values each image
-	// reading it wants there.
-	type want struct {
-		img   helmvalues.Image
-		value string
-	}
-	shared := map[string][]want{}
-	sharedField := map[string]*helmvalues.Field{}
 	set := func(f *helmvalues.Field, v string) {
 		if f.Ref.Value == v {
 			return
@@ -45,6 +38,31 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 			v = strconv.Quote(v)
 		}
 		edits[f.File] = append(edits[f.File], imageref.Edit{Ref: f.Ref, New: v})
+	}
+	// Every field to write, by where it is, with what each image that
+	// reads it wants there: a tag another image borrows is written only
+	// when all agree.
+	type want struct {
+		img   helmvalues.Image
+		value string
+	}
+	pending := map[string][]want{}
+	fields := map[string]*helmvalues.Field{}
+	var order []string
+	claim := func(f *helmvalues.Field, img helmvalues.Image, v string) {
+		key := f.Where() + " " + f.Path + fmt.Sprint(f.Ref.Column)
+		if _, ok := fields[key]; !ok {
+			order = append(order, key)
+		}
+		fields[key] = f
+		pending[key] = append(pending[key], want{img, v})
+	}
+	readers := map[string][]string{} // tag field → the images that read it
+	for _, img := range found.Images {
+		if img.Tag != nil {
+			key := img.Tag.Where() + " " + img.Tag.Path + fmt.Sprint(img.Tag.Ref.Column)
+			readers[key] = append(readers[key], img.Path)
+		}
 	}
 	for _, img := range found.Images {
 		what := fmt.Sprintf("%s, %s", img.Where, img.Path)
@@ -61,62 +79,56 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 			}
 		}
 		newRef := Reference(e, img.Ref)
-		entry := Entry{Where: img.Where, Module: m.Name, Old: img.Ref, New: newRef, Named: img.Ref, At: img.Where}
 		switch {
 		case img.Whole != nil:
-			set(img.Whole, newRef)
+			claim(img.Whole, img, newRef)
 		case img.Marker != nil && img.Marker.Part == "digest":
-			set(img.Digest, e.Digest)
+			claim(img.Digest, img, e.Digest)
 		case img.Marker != nil && img.Marker.Part == "tag":
-			set(img.Tag, tagAt(e))
+			claim(img.Tag, img, tagAt(e))
 		case img.Digest != nil:
-			set(img.Digest, e.Digest)
+			claim(img.Digest, img, e.Digest)
 			if img.Tag != nil && !img.TagBorrowed && img.Tag.Ref.Value != "" && e.Tag != "" {
-				set(img.Tag, e.Tag)
+				claim(img.Tag, img, e.Tag)
 			}
-		case img.Tag != nil && !img.TagBorrowed:
-			set(img.Tag, tagAt(e))
 		case img.Tag != nil:
-			key := img.Tag.Where() + " " + img.Tag.Path
-			shared[key] = append(shared[key], want{img, tagAt(e)})
-			sharedField[key] = img.Tag
-			r.Entries = append(r.Entries, entry)
-			continue
+			claim(img.Tag, img, tagAt(e))
 		default:
 			r.Skipped = append(r.Skipped, Skip{What: what, Unwritten: true,
 				Why: fmt.Sprintf("its map has neither a tag nor a digest: the chart renders its tag from its %s, which is not in the values; add tag: \"\" (or digest: \"\", if the chart's templates read one) to %s", img.TagFrom, img.Path)})
 			continue
 		}
-		r.Entries = append(r.Entries, entry)
+		r.Entries = append(r.Entries, Entry{Where: img.Where, Module: m.Name, Old: img.Ref, New: newRef, Named: img.Ref, At: img.Where})
 	}
-	// A tag borrowed by another image, and the image it is borrowed from
-	// when that writes it too: written only when all agree.
-	for key, ws := range shared {
-		f := sharedField[key]
-		var readers []string
+	refused := map[string]bool{}
+	for _, key := range order {
+		ws := pending[key]
 		agree := true
 		for _, w := range ws {
-			readers = append(readers, w.img.Path)
-			if w.value != ws[0].value {
-				agree = false
-			}
+			agree = agree && w.value == ws[0].value
 		}
-		for _, ed := range edits[f.File] {
-			if ed.Ref.Line == f.Ref.Line && ed.Ref.Column == f.Ref.Column && ed.New != ws[0].value && strings.Trim(ed.New, `"`) != ws[0].value {
-				agree = false
-				readers = append(readers, f.Path)
-			}
+		// A tag read by an image that writes nothing there (its digest
+		// field pins it) would take the value too, digest and all.
+		for _, p := range readers[key] {
+			agree = agree && slices.ContainsFunc(ws, func(w want) bool { return w.img.Path == p })
 		}
 		if agree {
-			set(f, ws[0].value)
 			continue
 		}
+		f := fields[key]
 		for _, w := range ws {
-			r.Entries = dropEntry(r.Entries, w.img.Where)
+			refused[w.img.Where] = true
 			r.Skipped = append(r.Skipped, Skip{What: fmt.Sprintf("%s, %s", w.img.Where, w.img.Path), Unwritten: true,
-				Why: fmt.Sprintf("its tag is %s (%s), which %s read too: one value cannot pin them all at their own digests; add digest: \"\" (or tag: \"\") to %s so that it has its own", f.Path, f.Where(), strings.Join(readers, ", "), w.img.Path)})
+				Why: fmt.Sprintf("its tag is %s (%s), which %s read too: one value cannot pin them all at their own digests; add digest: \"\" (or tag: \"\") to %s so that it has its own", f.Path, f.Where(), strings.Join(readers[key], ", "), w.img.Path)})
 		}
 	}
+	for _, key := range order {
+		ws := pending[key]
+		if !slices.ContainsFunc(ws, func(w want) bool { return refused[w.img.Where] }) {
+			set(fields[key], ws[0].value)
+		}
+	}
+	r.Entries = slices.DeleteFunc(r.Entries, func(e Entry) bool { return refused[e.Where] })
 	for _, a := range found.Args {
 		m, _ := cov.Image(a.Ref)
 		if m == nil {
@@ -173,14 +185,4 @@ func needsQuotes(v string) bool {
 		return true
 	}
 	return false
-}
-
-func dropEntry(es []Entry, where string) []Entry {
-	out := es[:0]
-	for _, e := range es {
-		if e.Where != where {
-			out = append(out, e)
-		}
-	}
-	return out
 }
