@@ -78,7 +78,13 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 				continue
 			}
 		}
-		newRef := Reference(e, img.Ref)
+		named := img.Ref
+		if img.Marker != nil && img.Marker.Part == "tag" {
+			named = m.Image + ":" + img.Ref
+		} else if img.Marker != nil && img.Marker.Part == "digest" {
+			named = m.Image + "@" + img.Ref
+		}
+		newRef := Reference(e, named)
 		switch {
 		case img.Whole != nil:
 			claim(img.Whole, img, newRef)
@@ -98,7 +104,7 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 				Why: fmt.Sprintf("its map has neither a tag nor a digest: the chart renders its tag from its %s, which is not in the values; add tag: \"\" (or digest: \"\", if the chart's templates read one) to %s", img.TagFrom, img.Path)})
 			continue
 		}
-		r.Entries = append(r.Entries, Entry{Where: img.Where, Module: m.Name, Old: img.Ref, New: newRef, Named: img.Ref, At: img.Where})
+		r.Entries = append(r.Entries, Entry{Where: img.Where, Module: m.Name, Old: named, New: newRef, Named: named, At: img.Where})
 	}
 	refused := map[string]bool{}
 	for _, key := range order {
