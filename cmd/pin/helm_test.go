@@ -161,3 +161,37 @@ func renderedImages(t *testing.T, out string) []string {
 	slices.Sort(images)
 	return images
 }
+
+// TestHelmNeverWritesOlder: a lock entry older than the image the values
+// render (the worker locked at 2.0.0, the values rendering 2.1.0) is
+// refused at its line, nothing written, --check failing too.
+func TestHelmNeverWritesOlder(t *testing.T) {
+	w := shopWorld(t)
+	w.tag("registry.example.org/shop/worker", "2.0.0", w.build("registry.example.org/shop/worker:2.0.0", "2.0.0", "2026-10-01T00:00:00Z"))
+	w.write([]string{"registry.example.org"}, "module \"ui\" {\n  image  = \"registry.example.org/shop/ui\"\n  policy = \"at-least-running\"\n  pin    = \"3.0\"\n}\n")
+	if r := pin(t, w.dir, "init", "--helm", "shop"); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	editFile(t, filepath.Join(w.dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, "registry.example.org/shop/worker\"\n  policy = \"at-least-running\"\n  pin    = \"2.1.0\"", "registry.example.org/shop/worker\"\n  policy = \"at-least-running\"\n  pin    = \"2.0.0\"", 1)
+	})
+	if r := pin(t, w.dir, "resolve", "--offline"); r.code != 0 {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	before := snapshotOf(t, w.dir)
+	for _, check := range []bool{false, true} {
+		args := []string{"export", "--helm", "shop", "--offline"}
+		if check {
+			args = append(args, "--check")
+		}
+		r := pin(t, w.dir, args...)
+		if r.code != exitFindings || !strings.Contains(r.stderr, "shop/values.yaml:12: refused: module worker's lock names registry.example.org/shop/worker:2.0.0@sha256:") || !strings.Contains(r.stderr, "older than the registry.example.org/shop/worker:2.1.0 written here (version: version 2.0.0 < 2.1.0)") {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for p, b := range snapshotOf(t, w.dir) {
+		if before[p] != b {
+			t.Errorf("%s written", p)
+		}
+	}
+}

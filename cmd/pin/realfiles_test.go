@@ -175,3 +175,31 @@ func TestInitJSONSaysWhatWasWritten(t *testing.T) {
 		t.Errorf("a kind init does not read: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestExportNeverWritesOlderCompose: the same rule for a Compose file,
+// whether export writes the override or the file in place.
+func TestExportNeverWritesOlderCompose(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"compose.yaml":  "services:\n  web:\n    image: nginx:1.22.1\n",
+		"catalogue.hcl": "module \"web\" {\n  image  = \"nginx\"\n  policy = \"at-least-running\"\n  pin    = \"1.7.9\"\n}\n",
+	})
+	lk := &lock.Lock{Modules: []*lock.Module{{Name: "web", Policy: "at-least-running", Image: "index.docker.io/library/nginx", Tag: "1.7.9", Digest: digOld, Source: "pin", Reason: "test"}}}
+	writeFile(t, filepath.Join(dir, "pin.lock.hcl"), string(lock.Format(lk)))
+	before := snapshotOf(t, dir)
+	for _, args := range [][]string{
+		{"export", "--compose", "compose.yaml", "--offline"},
+		{"export", "--compose", "compose.yaml", "--in-place", "--offline"},
+		{"export", "--compose", "compose.yaml", "--in-place", "--offline", "--check"},
+	} {
+		r := pin(t, dir, args...)
+		if r.code != exitFindings || !strings.Contains(r.stderr, "compose.yaml:3: refused: module web's lock names nginx:1.7.9@"+digOld+", older than the nginx:1.22.1 written here") {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for p, b := range snapshotOf(t, dir) {
+		if before[p] != b {
+			t.Errorf("%s written", p)
+		}
+	}
+}
