@@ -200,8 +200,8 @@ func (c *Chart) Images() Found {
 		})
 	}
 	parent.walk(func(path []string, keyLine int, n ast.Node) {
-		if len(path) > 0 && (path[0] == "global" || slices.ContainsFunc(c.Files[1:], func(f *File) bool { return f.Chart == path[0] }) && seen[strings.Join(path, ".")]) {
-			return
+		if seen[strings.Join(path, ".")] {
+			return // a subchart's image, read with the parent's keys
 		}
 		c.image(&out, parent, path, keyLine, n, func(field string) (*File, ast.Node) { return parent, lookup(mapping(n), field) }, seen)
 	})

@@ -41,3 +41,29 @@ func TestShopImages(t *testing.T) {
 		t.Errorf("images (-want +got):\n%s", d)
 	}
 }
+
+// TestBorrowedAndGlobal: a component map without a tag reads the root's
+// image.tag, else global.image.tag, else the appVersion; a byte-order
+// mark is read past, its lines kept.
+func TestBorrowedAndGlobal(t *testing.T) {
+	for _, tc := range []struct{ values, want string }{
+		{"image: {repository: r.example/web, tag: \"2.1\"}\nworker:\n  image: {repository: r.example/worker}\n", "r.example/worker:2.1 image.tag true"},
+		{"\xef\xbb\xbfglobal:\n  image: {repository: r.example/web, tag: \"2.2\"}\nworker:\n  image: {repository: r.example/worker}\n", "r.example/worker:2.2 global.image.tag true"},
+		{"worker:\n  image: {repository: r.example/worker}\n", "r.example/worker:9.9 appVersion false"},
+	} {
+		f, err := ParseFile("values.yaml", []byte(tc.values), "", "9.9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Chart{Name: "shop", AppVersion: "9.9", Files: []*File{f}}
+		var got string
+		for _, img := range c.Images().Images {
+			if img.Path == "worker.image" {
+				got = fmt.Sprintf("%s %s %v", img.Ref, img.TagFrom, img.TagBorrowed)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: worker %q, want %q", tc.values, got, tc.want)
+		}
+	}
+}
