@@ -34,6 +34,9 @@ func JudgeWritten(ctx context.Context, in Input, m *catalogue.Module, written st
 		return order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: "the module is not locked"}, nil
 	}
 	tag, digest := splitWritten(written)
+	if tag == "" && digest == "" {
+		tag = "latest" // what a runtime pulls for a reference without either
+	}
 	if digest == e.Digest {
 		return order.Result{Cmp: order.Equal, Rule: order.RuleContent, Detail: "same digest"}, nil
 	}

@@ -203,3 +203,24 @@ func TestExportNeverWritesOlderCompose(t *testing.T) {
 		}
 	}
 }
+
+// TestTaglessComposeInitAndExport: a Compose file of tagless images goes
+// through init (pin = "latest") and export: the lock of latest is what
+// the file names, and is written.
+func TestTaglessComposeInitAndExport(t *testing.T) {
+	dir := t.TempDir()
+	src := "services:\n  web:\n    image: example/social\n  worker:\n    image: example/social\n"
+	writeFiles(t, dir, map[string]string{"compose.yaml": src})
+	if r := pin(t, dir, "init", "--compose", "compose.yaml"); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lk := &lock.Lock{Modules: []*lock.Module{{Name: "web", Policy: "at-least-running", Image: "index.docker.io/example/social", Tag: "latest", Digest: digNew, Source: "pin", Reason: "test"}}}
+	writeFile(t, filepath.Join(dir, "pin.lock.hcl"), string(lock.Format(lk)))
+	if r := pin(t, dir, "export", "--compose", "compose.yaml", "--in-place", "--offline"); r.code != 0 {
+		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "compose.yaml"))
+	if want := strings.ReplaceAll(src, "example/social\n", "example/social:latest@"+digNew+"\n"); string(got) != want {
+		t.Errorf("compose file:\n%s\nwant:\n%s", got, want)
+	}
+}
