@@ -70,7 +70,9 @@ workload, else when it is the one module with that image repository.
 
 Before writing, export previews the cutover on every host (as pin plan
 does): it refuses, exit 1, when the lock would downgrade what a host runs,
-or cannot be ordered against it. --check writes nothing and exits 1 when a
+or cannot be ordered against it; and it refuses, exit 1, to make a file name
+an older (or unorderable) image than it names there, saying FILE:LINE, both
+images and the rule. --check writes nothing and exits 1 when a
 file disagrees with the lock. A reference whose tag and digest disagree
 with the lock is reported with file:line. A reference a module covers that
 export cannot write (a variable, a YAML alias or block scalar, a module not

@@ -93,6 +93,13 @@ With --host H, modules from Compose files and manifests run on H (runs_on
 is at-least-running unless --policy says otherwise. New modules are appended
 to the catalogue file (created if absent; in a catalogue folder, init.hcl).
 
+An image with neither tag nor digest is the latest tag it runs as (the
+module's comment says so). Two images of one repository are never merged:
+each is a module of its own. A module init cannot write so that it loads is
+left out on its own, said with what to write; the others are written.
+Exit 0: everything found is covered by a module; 1: something was left out
+(what could be added was written); 2: bad input, nothing written.
+
 With --digest, each tag is pinned at the digest it names now on the
 registry, for --platform: by default the platform every running container
 of --from-host runs (when they agree), else linux/amd64.`,
