@@ -141,7 +141,7 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 			continue
 		}
 		r.Skipped = append(r.Skipped, Skip{What: fmt.Sprintf("%s, %s", a.Where, a.Path), Unwritten: true,
-			Why: fmt.Sprintf("it names %s inside a longer value (%q), as a container argument: pin cannot write it there; give the image a key of its own, or mark it with # pin: %s", a.Ref, a.Value, m.Name)})
+			Why: fmt.Sprintf("it names %s in %q, a value pin does not read as an image (a container argument, a key not named image): pin does not write it there; give the image a key of its own, or mark the value with # pin: %s", a.Ref, a.Value, m.Name)})
 	}
 	for _, f := range c.Files {
 		out, err := imageref.Apply(f.Src, edits[f])

@@ -152,6 +152,7 @@ worker:
   image:
     repository: registry.example.org/shop/worker
   args: ["--cache-image=registry.example.org/shop/cache:7.2", "-v"]
+  helper: registry.example.org/shop/proxy:1.4
 `
 	res, err := Helm(cov, writeChart(values))
 	if err != nil {
@@ -167,7 +168,8 @@ worker:
 	wantWhy := []string{
 		filepath.Join(dir, "values.yaml") + `:1, image: its tag is image.tag (` + filepath.Join(dir, "values.yaml") + `:3), which image, worker.image read too: one value cannot pin them all at their own digests; add digest: "" (or tag: "") to image so that it has its own`,
 		filepath.Join(dir, "values.yaml") + `:5, worker.image: its tag is image.tag (` + filepath.Join(dir, "values.yaml") + `:3), which image, worker.image read too: one value cannot pin them all at their own digests; add digest: "" (or tag: "") to worker.image so that it has its own`,
-		filepath.Join(dir, "values.yaml") + `:7, worker.args[0]: it names registry.example.org/shop/cache:7.2 inside a longer value ("--cache-image=registry.example.org/shop/cache:7.2"), as a container argument: pin cannot write it there; give the image a key of its own, or mark it with # pin: cache`,
+		filepath.Join(dir, "values.yaml") + `:7, worker.args[0]: it names registry.example.org/shop/cache:7.2 in "--cache-image=registry.example.org/shop/cache:7.2", a value pin does not read as an image (a container argument, a key not named image): pin does not write it there; give the image a key of its own, or mark the value with # pin: cache`,
+		filepath.Join(dir, "values.yaml") + `:8, worker.helper: it names registry.example.org/shop/proxy:1.4 in "registry.example.org/shop/proxy:1.4", a value pin does not read as an image (a container argument, a key not named image): pin does not write it there; give the image a key of its own, or mark the value with # pin: sidecars-0`,
 	}
 	if d := cmp.Diff(wantWhy, why); d != "" {
 		t.Errorf("skipped (-want +got):\n%s", d)
@@ -182,7 +184,7 @@ worker:
 		t.Fatal(err)
 	}
 	got := string(res.Files[0].Bytes)
-	if strings.Contains(got, `tag: "2.1.0@`) || !strings.Contains(got, `digest: "`+digestN(1)+`"`) || len(res.Skipped) != 2 || !strings.HasPrefix(res.Skipped[0].What, filepath.Join(dir, "values.yaml")+":1, image") {
+	if strings.Contains(got, `tag: "2.1.0@`) || !strings.Contains(got, `digest: "`+digestN(1)+`"`) || len(res.Skipped) != 3 || !strings.HasPrefix(res.Skipped[0].What, filepath.Join(dir, "values.yaml")+":1, image") {
 		t.Errorf("skipped %+v\n%s", res.Skipped, got)
 	}
 	// Another repository in the values than the module's: refused.

@@ -72,8 +72,9 @@ type Image struct {
 	Marker *Marker
 }
 
-// Arg is an image reference inside a longer string (a container argument):
-// found, never written.
+// Arg is an image reference inside a longer string (a container argument),
+// or the whole value of a key pin does not read as an image's: found,
+// never written.
 type Arg struct {
 	Where, Path, Value, Ref string
 }
@@ -286,7 +287,8 @@ func (c *Chart) image(out *Found, f *File, path []string, keyLine int, n ast.Nod
 		out.Images = append(out.Images, Image{Path: p, Where: r.Where(), Ref: r.Value, Whole: &Field{File: f, Ref: r, Path: p}})
 	default:
 		for _, tok := range strings.FieldsFunc(r.Value, func(c rune) bool { return c == '=' || c == ' ' || c == ',' || c == '"' || c == '\'' }) {
-			if tok != r.Value && strings.Contains(tok, "/") && strings.Contains(tok, ":") && isReference(tok) {
+			tagged := strings.LastIndex(tok, ":") > strings.LastIndex(tok, "/") || strings.Contains(tok, "@")
+			if strings.Contains(tok, "/") && tagged && isReference(tok) {
 				out.Args = append(out.Args, Arg{Where: r.Where(), Path: p, Value: r.Value, Ref: tok})
 			}
 		}

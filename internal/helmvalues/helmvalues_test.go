@@ -67,3 +67,20 @@ func TestBorrowedAndGlobal(t *testing.T) {
 		}
 	}
 }
+
+// TestArgs: a reference inside an argument or under a key not read as an
+// image's is found; a repository with a registry port is not one.
+func TestArgs(t *testing.T) {
+	f, err := ParseFile("values.yaml", []byte("image:\n  repository: localhost:5000/shop/web\n  tag: \"1\"\nargs: [\"--helper=localhost:5000/shop/helper:1.0\"]\nurl: https://example.org/a:b\n"), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := (&Chart{Files: []*File{f}}).Images()
+	var got []string
+	for _, a := range found.Args {
+		got = append(got, a.Path+" "+a.Ref)
+	}
+	if d := cmp.Diff([]string{"args[0] localhost:5000/shop/helper:1.0"}, got); d != "" || len(found.Images) != 1 || found.Images[0].Ref != "localhost:5000/shop/web:1" {
+		t.Errorf("args (-want +got):\n%s\nimages %+v", d, found.Images)
+	}
+}

@@ -231,7 +231,7 @@ func FromHelm(cat *catalogue.Catalogue, c *helmvalues.Chart, policy catalogue.Po
 	}
 	for _, a := range found.Args {
 		skips = append(skips, Skip{What: fmt.Sprintf("%s, %s", a.Where, a.Path), Left: true,
-			Why: fmt.Sprintf("it names %s inside a longer value (%q), as a container argument: give the image a key of its own, or mark the value with # pin: MODULE", a.Ref, a.Value)})
+			Why: fmt.Sprintf("it names %s in %q, a value pin does not read as an image (a container argument, a key not named image): give the image a key of its own, or mark the value with # pin: MODULE", a.Ref, a.Value)})
 	}
 	return cands, skips, nil
 }
