@@ -10,8 +10,8 @@
 // The bytes are deterministic, and a second run over its own output
 // changes nothing. No write makes a file name an older or unorderable
 // image than it names (Downgrades asks resolve.JudgeWritten of each
-// reference a write would change). Read reads the files an export names and merges what
-// the writers return; Gate is the floor guarantee (the cutover of the
+// reference a write would change). Read reads the files an export names
+// and merges what the writers return; Gate is the floor guarantee (the cutover of the
 // lock, previewed by resolve.PlanCutover on each host, as pin plan
 // does); Run is pin export whole: Read, Gate, every write checked before
 // any is made, then the writes. pin propose reads and gates with the same
