@@ -64,7 +64,30 @@ func guideSteps(t *testing.T, path string) []guideStep {
 func TestHelmGuide(t *testing.T) {
 	w := shopWorld(t)
 	w.write([]string{"registry.example.org"}, "")
-	steps := guideSteps(t, filepath.Join(repoRoot, "docs", "guides", "helm.md"))
+	runGuide(t, w, filepath.Join(repoRoot, "docs", "guides", "helm.md"))
+}
+
+// TestComposeGuide: every command of docs/guides/compose.md, run in order
+// on its Compose file (cmd/pin/testdata/guides/compose.yaml), its images
+// in an OCI layout mirror, prints what the guide says.
+func TestComposeGuide(t *testing.T) {
+	w := newWorld(t)
+	for _, im := range [][2]string{
+		{"registry.example.org/social/postgres", "16.4"},
+		{"registry.example.org/social/app", "latest"},
+		{"registry.example.org/social/tools", "1.2"},
+	} {
+		w.tag(im[0], im[1], w.build(im[0]+":"+im[1], "", "2026-11-01T00:00:00Z"))
+	}
+	w.write([]string{"registry.example.org"}, "")
+	writeFile(t, filepath.Join(w.dir, "compose.yaml"), string(mustRead(t, filepath.Join("testdata", "guides", "compose.yaml"))))
+	runGuide(t, w, filepath.Join(repoRoot, "docs", "guides", "compose.md"))
+}
+
+// runGuide runs the steps of the guide at path in w's folder.
+func runGuide(t *testing.T, w *world, path string) {
+	t.Helper()
+	steps := guideSteps(t, path)
 	if len(steps) == 0 {
 		t.Fatal("the guide has no console block")
 	}
