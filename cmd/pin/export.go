@@ -11,6 +11,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/internal/source"
 )
 
@@ -21,6 +22,7 @@ type exportOptions struct {
 	Manifests []string
 	Kustomize []string
 	Env       []string
+	Helm      []string
 	Check     bool
 	Force     bool
 	// Environment is the environment whose lock is exported: needed,
@@ -31,7 +33,7 @@ type exportOptions struct {
 func newExportCmd(g *globalOptions, s streams) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR]... [--kustomize DIR]... [--env FILE]... [--check]",
+		Use:   "export [--compose FILE]... [--in-place] [--manifests DIR]... [--kustomize DIR]... [--env FILE]... [--helm CHART]... [--check]",
 		Short: "Write the lock where the deploy reads it: Compose, manifests, kustomize, env files",
 		Long: `export writes each locked image, as repository:tag@sha256:…, where a deploy
 reads it: where the catalogue's export block says, or the flags:
@@ -48,7 +50,13 @@ reads it: where the catalogue's export block says, or the flags:
                      into DIR/kustomization.yaml for the images of DIR's
                      manifests;
   --env FILE         writes NAME_IMAGE=repository:tag@digest lines, one per
-                     locked module (module forge → FORGE_IMAGE).
+                     locked module (module forge → FORGE_IMAGE);
+  --helm CHART       writes the tag and digest of each image of the chart's
+                     values files (values.yaml, and its unpacked
+                     subcharts'), in place: image.repository + image.tag
+                     (+ image.digest), registry/repository/tag/digest
+                     splits, whole references, and any value marked
+                     # pin: MODULE (see docs/guides/helm.md).
 
 --manifests, --kustomize and --env may be repeated. A flag that names a
 file (--compose, --manifests, --kustomize, --env) replaces the export
@@ -62,7 +70,9 @@ workload, else when it is the one module with that image repository.
 
 Before writing, export previews the cutover on every host (as pin plan
 does): it refuses, exit 1, when the lock would downgrade what a host runs,
-or cannot be ordered against it. --check writes nothing and exits 1 when a
+or cannot be ordered against it; and it refuses, exit 1, to make a file name
+an older (or unorderable) image than it names there, saying FILE:LINE, both
+images and the rule. --check writes nothing and exits 1 when a
 file disagrees with the lock. A reference whose tag and digest disagree
 with the lock is reported with file:line. A reference a module covers that
 export cannot write (a variable, a YAML alias or block scalar, a module not
@@ -87,6 +97,7 @@ flags.`,
 	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "a folder of Kubernetes manifests to rewrite in place (with --in-place); repeat for several")
 	cmd.Flags().StringArrayVar(&o.Kustomize, "kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
 	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an env file to write NAME_IMAGE= lines into; repeat for several")
+	cmd.Flags().StringArrayVar(&o.Helm, "helm", nil, "a Helm chart folder whose values files (its own and its unpacked subcharts') get the lock, in place; repeat for several")
 	cmd.Flags().BoolVar(&o.Check, "check", false, "write nothing; exit 1 when a file disagrees with the lock")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an override file that pin did not write")
 	cmd.Flags().StringVar(&o.Environment, "environment", "", "the environment whose lock is exported (a catalogue with environments)")
@@ -121,8 +132,10 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	exp, err := exportsOf(in.Catalogue, flags, s)
-	if err != nil {
+	var exp catalogue.Export
+	if len(o.Helm) > 0 && !flags.Names() {
+		exp = catalogue.Export{} // the charts alone
+	} else if exp, err = exportsOf(in.Catalogue, flags, s); err != nil {
 		return err
 	}
 	for _, c := range exp.Compose[len(projects):] {
@@ -136,7 +149,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	rep, err := export.Run(ctx, env.Input(o.now()), export.Request{Exports: exp, Projects: projects}, export.Options{Check: o.Check, Force: o.Force})
+	rep, err := export.Run(ctx, env.Input(o.now()), export.Request{Exports: exp, Projects: projects, Charts: o.Helm}, export.Options{Check: o.Check, Force: o.Force})
 	if rep != nil { // the gate has asked what it asks
 		requestSummary(o.globalOptions, s, in.Registries)
 	}
@@ -149,6 +162,13 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 				strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref())))
 		}
 		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
+	}
+	if len(rep.Downgrades) > 0 {
+		for _, d := range rep.Downgrades {
+			fmt.Fprintln(s.Err, sanitize(fmt.Sprintf("%s: refused: module %s's lock names %s, %s than the %s written here (%s: %s); pin never makes a file name an older image than it named: run pin resolve, or write the older image in the file yourself",
+				d.At, d.Module, d.Locked, downgradeWord(d.Order.Cmp), d.Named, d.Order.Rule, d.Order.Detail)))
+		}
+		return withCode(exitFindings, errors.New("the lock would make a file name an older or unorderable image than it names; nothing written"))
 	}
 	out := exportReport(rep, o.Check)
 	if o.Format == "json" {
@@ -217,6 +237,14 @@ func exportsOf(cat *catalogue.Catalogue, flags catalogue.Export, s streams) (cat
 		return exp, withCode(exitInput, fmt.Errorf("the catalogue's export block names what is not there; nothing written: %w", errReported))
 	}
 	return exp, nil
+}
+
+// downgradeWord says how a refused lock entry stands to what a file names.
+func downgradeWord(c order.Cmp) string {
+	if c == order.Older {
+		return "older"
+	}
+	return "not known to be newer"
 }
 
 func describeImage(tag, digest string) string {

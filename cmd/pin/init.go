@@ -10,6 +10,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/scaffold"
 	"github.com/pin-tool/pin/internal/source"
@@ -52,6 +53,7 @@ type initOptions struct {
 	*globalOptions
 	compose   composeFlags
 	Manifests string
+	Helm      []string
 	FromHost  string
 	Host      string
 	Policy    string
@@ -77,6 +79,10 @@ rewrites a module: run it again and it adds only what is missing.
   --manifests DIR    Kubernetes manifests (and kustomize folders): the images
                      of Deployments, StatefulSets, DaemonSets, CronJobs, Jobs
                      and Pods, init containers included.
+  --helm CHART       the images of a Helm chart's values (values.yaml and its
+                     unpacked subcharts'), named after their values path
+                     (worker.image → worker), pinned at the tag the chart
+                     renders (see docs/guides/helm.md).
   --from-host HOST   every container on HOST that no module takes over: an
                      at-least-running module with no pin (the lock records
                      what runs), runs_on HOST by Compose service when Compose
@@ -86,6 +92,13 @@ With --host H, modules from Compose files and manifests run on H (runs_on
 { compose = "<project>/<service>" }, or { workload, container }). The policy
 is at-least-running unless --policy says otherwise. New modules are appended
 to the catalogue file (created if absent; in a catalogue folder, init.hcl).
+
+An image with neither tag nor digest is the latest tag it runs as (the
+module's comment says so). Two images of one repository are never merged:
+each is a module of its own. A module init cannot write so that it loads is
+left out on its own, said with what to write; the others are written.
+Exit 0: everything found is covered by a module; 1: something was left out
+(what could be added was written); 2: bad input, nothing written.
 
 With --digest, each tag is pinned at the digest it names now on the
 registry, for --platform: by default the platform every running container
@@ -97,6 +110,7 @@ of --from-host runs (when they agree), else linux/amd64.`,
 	}
 	o.compose.add(cmd)
 	cmd.Flags().StringVar(&o.Manifests, "manifests", "", "a folder of Kubernetes manifests")
+	cmd.Flags().StringArrayVar(&o.Helm, "helm", nil, "a Helm chart folder whose values' images to add (its own and its unpacked subcharts'); repeat for several")
 	cmd.Flags().StringVar(&o.FromHost, "from-host", "", "a catalogue host whose containers to add")
 	cmd.Flags().StringVar(&o.Host, "host", "", "the catalogue host that Compose services and manifests run on")
 	cmd.Flags().BoolVar(&o.Digest, "digest", false, "pin Compose and manifest images at tag@digest, the digest each tag names now (asks the registries)")
@@ -106,8 +120,8 @@ of --from-host runs (when they agree), else linux/amd64.`,
 }
 
 func runInit(ctx context.Context, o *initOptions, s streams) error {
-	if len(o.compose.Files) == 0 && o.Manifests == "" && o.FromHost == "" {
-		return withCode(exitInput, errors.New("init needs --compose FILE, --manifests DIR or --from-host HOST"))
+	if len(o.compose.Files) == 0 && o.Manifests == "" && o.FromHost == "" && len(o.Helm) == 0 {
+		return withCode(exitInput, errors.New("init needs --compose FILE, --manifests DIR, --helm CHART or --from-host HOST"))
 	}
 	policy, err := scaffold.ParsePolicy(o.Policy)
 	if err != nil {
@@ -140,6 +154,13 @@ func runInit(ctx context.Context, o *initOptions, s streams) error {
 		if found.Manifests, found.Kinds, err = imageref.ReadManifests(o.Manifests); err != nil {
 			return withCode(exitInput, err)
 		}
+	}
+	for _, dir := range o.Helm {
+		c, err := helmvalues.Read(dir)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		found.Charts = append(found.Charts, c)
 	}
 	opts := scaffold.Options{Host: o.Host, Policy: policy}
 	if o.Digest {
@@ -188,26 +209,46 @@ func initError(s streams, err error) error {
 func writeInit(s streams, format string, rep *scaffold.Report) error {
 	out := initOutput{Schema: JSONSchema, Command: "init", Catalogue: rep.Target, Written: rep.Written, Added: []initAdded{}, Skipped: []initSkip{}}
 	for _, c := range rep.Added {
-		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), Pin: c.Pin, From: c.From, Host: c.RunsOn.Host}
+		a := initAdded{Module: c.Name, Image: c.Image, Policy: string(c.Policy), From: c.From, Host: c.RunsOn.Host}
+		a.Pin, a.Tag = scaffold.Written(c)
 		a.Compose, a.Container, a.Workload = c.RunsOn.Compose, c.RunsOn.Container, c.RunsOn.Workload
 		out.Added = append(out.Added, a)
 	}
 	for _, sk := range rep.Skipped {
-		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why})
+		out.Skipped = append(out.Skipped, initSkip{What: sk.What, Why: sk.Why, Left: sk.Left})
 	}
 	if format == "json" {
-		return writeJSON(s.Out, out)
+		if err := writeJSON(s.Out, out); err != nil {
+			return err
+		}
+		return initLeft(rep)
 	}
 	for _, a := range out.Added {
 		fmt.Fprintf(s.Out, "added   module %q (%s) from %s\n", a.Module, a.Image, sanitize(a.From))
 	}
 	for _, sk := range out.Skipped {
-		fmt.Fprintf(s.Out, "skipped %s: %s\n", sanitize(sk.What), sanitize(sk.Why))
+		word := "skipped"
+		if sk.Left {
+			word = "left out"
+		}
+		fmt.Fprintf(s.Out, "%s %s: %s\n", word, sanitize(sk.What), sanitize(sk.Why))
 	}
-	if out.Written {
+	switch {
+	case out.Written:
 		fmt.Fprintf(s.Out, "Wrote %d module(s) to %s.\n", len(out.Added), rep.Target)
-	} else {
+	case rep.Left() == 0:
 		fmt.Fprintf(s.Out, "Nothing to add: %s has a module for everything found.\n", rep.Target)
+	default:
+		fmt.Fprintf(s.Out, "Nothing written to %s.\n", rep.Target)
+	}
+	return initLeft(rep)
+}
+
+// initLeft is exit 1 when init left out something it read (what it
+// could add is written all the same).
+func initLeft(rep *scaffold.Report) error {
+	if n := rep.Left(); n > 0 {
+		return withCode(exitFindings, fmt.Errorf("%d image(s) found were left out of the catalogue; each says why and what to write", n))
 	}
 	return nil
 }
@@ -225,6 +266,8 @@ type initOutput struct {
 type initSkip struct {
 	What string `json:"what"`
 	Why  string `json:"why"`
+	// Left: no module covers what was read (exit 1).
+	Left bool `json:"left,omitempty"`
 }
 
 type initAdded struct {
@@ -232,6 +275,7 @@ type initAdded struct {
 	Image     string `json:"image"`
 	Policy    string `json:"policy"`
 	Pin       string `json:"pin,omitempty"`
+	Tag       string `json:"tag,omitempty"`
 	Host      string `json:"host,omitempty"`
 	Compose   string `json:"compose,omitempty"`
 	Workload  string `json:"workload,omitempty"`

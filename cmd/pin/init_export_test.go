@@ -107,9 +107,11 @@ spec: {ports: [{port: 3000}]}
 // write the lock into the files, --env into an env file; a second run
 // changes nothing and --check agrees; an edited reference is drift.
 func TestManifestsInitAndExport(t *testing.T) {
+	// 1.27.1 in the files, 1.27.3 in the lock: an upgrade export writes.
+	src := strings.ReplaceAll(manifests, "forgejo:1.27", "forgejo:1.27.1")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"k8s/forge.yaml":         manifests,
+		"k8s/forge.yaml":         src,
 		"k8s/kustomization.yaml": "resources:\n- forge.yaml\n",
 	})
 	r := pin(t, dir, "init", "--manifests", "k8s")
@@ -117,7 +119,7 @@ func TestManifestsInitAndExport(t *testing.T) {
 		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	cat, _ := os.ReadFile(filepath.Join(dir, "catalogue.hcl"))
-	if strings.Count(string(cat), "module ") != 1 || !strings.Contains(string(cat), `pin    = "1.27"`) || !strings.Contains(r.stdout, `module "forge" already has image`) {
+	if strings.Count(string(cat), "module ") != 1 || !strings.Contains(string(cat), `pin    = "1.27.1"`) || !strings.Contains(r.stdout, `module "forge" already has image`) {
 		t.Fatalf("catalogue:\n%s\noutput:\n%s", cat, r.stdout)
 	}
 	if r := pin(t, dir, "init", "--manifests", "k8s"); r.code != 0 || !strings.Contains(r.stdout, "Nothing to add") {
@@ -150,8 +152,8 @@ func TestManifestsInitAndExport(t *testing.T) {
 		}
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "k8s/forge.yaml"))
-	want := strings.ReplaceAll(manifests, "forgejo:1.27 ", "forgejo:1.27.3@"+digForge+" ")
-	want = strings.ReplaceAll(want, "forgejo:1.27\n", "forgejo:1.27.3@"+digForge+"\n")
+	want := strings.ReplaceAll(src, "forgejo:1.27.1 ", "forgejo:1.27.3@"+digForge+" ")
+	want = strings.ReplaceAll(want, "forgejo:1.27.1\n", "forgejo:1.27.3@"+digForge+"\n")
 	if string(got) != want {
 		t.Errorf("manifest:\n%s\nwant:\n%s", got, want)
 	}

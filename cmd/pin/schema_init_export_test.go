@@ -56,11 +56,18 @@ func TestInitExportJSONSchemas(t *testing.T) {
 	other := t.TempDir()
 	writeFiles(t, other, map[string]string{"compose.yaml": "services:\n  db:\n    image: registry.example.org/pin/db:2.0@" + digForge + "\n"})
 	check(initSchema, "init --compose, no host", pin(t, other, "init", "--compose", "compose.yaml", "--format", "json"), exitOK)
+	writeFiles(t, other, map[string]string{
+		"up.yaml":      "services:\n  shell:\n    image: ubuntu\n",
+		"k8s/rs.yaml":  "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec:\n  template:\n    spec:\n      containers: [{name: a, image: reg.example/a:1}]\n",
+		"k8s/pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: b, image: reg.example/b:1}]\n",
+	})
+	check(initSchema, "init --compose --policy track-upstream, a floating tag", pin(t, other, "init", "--compose", "up.yaml", "--policy", "track-upstream", "--format", "json"), exitOK)
+	check(initSchema, "init --manifests, a kind left out", pin(t, other, "init", "--manifests", "k8s", "--format", "json"), exitFindings)
 
 	// export: an override, in place, an env file, and --check.
 	dir = t.TempDir()
 	exportFixture(t, dir, map[string]string{
-		"compose.yaml": "services:\n  web:\n    image: registry.example.org/pin/web:1.1\n  db:\n    image: registry.example.org/pin/db:2.0@" + digWeb + "\n  other:\n    image: registry.example.org/else/x:1\n",
+		"compose.yaml": "services:\n  web:\n    image: registry.example.org/pin/web:1.1\n  db:\n    image: registry.example.org/pin/db:1.9@" + digForge + "\n  other:\n    image: registry.example.org/else/x:1\n",
 		"deploy.env":   "WEB_IMAGE=registry.example.org/pin/web:1.1\n",
 	})
 	check(exportSchema, "export --compose", pin(t, dir, "export", "--compose", "compose.yaml", "--offline", "--format", "json"), exitOK)

@@ -208,7 +208,7 @@ func TestFlowRunsOneWay(t *testing.T) {
 // neither, even indirectly.
 func TestComposeStaysAtTheEdge(t *testing.T) {
 	libs := []string{"github.com/compose-spec/compose-go", "github.com/goccy/go-yaml"}
-	edge := []string{module + "/internal/compose", module + "/internal/imageref", module + "/internal/export", module + "/internal/scaffold"}
+	edge := []string{module + "/internal/compose", module + "/internal/imageref", module + "/internal/export", module + "/internal/scaffold", module + "/internal/helmvalues"}
 	pkgs := list(t)
 	for path, p := range pkgs {
 		if hasPrefix(path, edge...) {

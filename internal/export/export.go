@@ -47,6 +47,11 @@ type Entry struct {
 	Module string
 	Old    string
 	New    string
+	// Named is the reference the deploy file names there now, which the
+	// entry must not be older than (see Downgrade); At is its file:line.
+	// Empty where the file names none to order against (an env file's
+	// line, a kustomization's images: entry).
+	Named, At string
 }
 
 // Skip is a reference export leaves alone, and why.
@@ -137,11 +142,33 @@ func (c *Coverage) byRepository(ref string) (*catalogue.Module, string) {
 	case 1:
 		return found[0], ""
 	}
+	// Of several, the one whose pin has the reference's tag (pin init
+	// writes one module per image of a repository when none runs_on a
+	// host, and tells them apart so).
+	tag, _ := splitTag(ref)
+	var byTag []*catalogue.Module
+	for _, mod := range found {
+		if tag != "" && mod.Pin.Tag == tag {
+			byTag = append(byTag, mod)
+		}
+	}
+	if len(byTag) == 1 {
+		return byTag[0], ""
+	}
 	var names []string
 	for _, m := range found {
 		names = append(names, m.Name)
 	}
-	return nil, fmt.Sprintf("modules %s all have image %s; add runs_on to say which covers it", strings.Join(names, ", "), r.Context().Name())
+	return nil, fmt.Sprintf("modules %s all have image %s, and not one of them has a pin of this tag; add runs_on to say which covers it", strings.Join(names, ", "), r.Context().Name())
+}
+
+// splitTag is the tag and digest of a reference as written.
+func splitTag(ref string) (tag, digest string) {
+	rest, digest, _ := strings.Cut(ref, "@")
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		tag = rest[i+1:]
+	}
+	return tag, digest
 }
 
 // Unwritten counts the skips that make a run fail.

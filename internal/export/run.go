@@ -11,7 +11,9 @@ import (
 	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/imageref"
+	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/resolve"
 )
 
@@ -23,6 +25,9 @@ type Request struct {
 	Exports  catalogue.Export
 	Projects []*compose.Project
 	Root     string
+	// Charts are Helm chart folders whose values files (the chart's and
+	// its unpacked subcharts') get the lock (see Helm).
+	Charts []string
 }
 
 // Options say how Run writes.
@@ -41,6 +46,10 @@ type Report struct {
 	// (sorted) in the order resolve.PlanCutover gives them; when there are
 	// any, nothing was checked or written.
 	Unsafe []resolve.Cutover
+	// Downgrades are the references a write would make name an older or
+	// unorderable image than the file names now; when there are any,
+	// nothing was checked or written.
+	Downgrades []Downgrade
 	// Refused are the files the writer would refuse (not pin's, changed
 	// meanwhile, a dangling link), each explained; with them, nothing is
 	// written.
@@ -98,6 +107,12 @@ func Run(ctx context.Context, in resolve.Input, r Request, o Options) (*Report, 
 		written[e.Module] = true
 	}
 	rep := &Report{Result: res}
+	if rep.Downgrades, err = Downgrades(ctx, in, res.Entries); err != nil {
+		return nil, err
+	}
+	if len(rep.Downgrades) > 0 {
+		return rep, nil
+	}
 	cuts, err := Gate(ctx, in, Hosts(in.Catalogue, written), written)
 	if err != nil {
 		return nil, err
@@ -132,6 +147,41 @@ func Run(ctx context.Context, in resolve.Input, r Request, o Options) (*Report, 
 	}
 	rep.Written = true
 	return rep, nil
+}
+
+// Downgrade is a reference export refuses to write over: the lock entry
+// of Module (Locked) is older than the image the file names there
+// (Named, at At), or cannot be ordered against it; Order says by which
+// rule, and how.
+type Downgrade struct {
+	At, Module    string
+	Named, Locked string
+	Order         order.Result
+}
+
+// Downgrades judges each entry that would change what a file names
+// (resolve.JudgeWritten): no write makes a deploy file name an older or
+// unorderable image than it named. A registry that fails is a
+// *GateError.
+func Downgrades(ctx context.Context, in resolve.Input, entries []Entry) ([]Downgrade, error) {
+	var out []Downgrade
+	for _, e := range entries {
+		if e.Named == "" || e.Named == e.New {
+			continue
+		}
+		m := in.Catalogue.Module(e.Module)
+		if m == nil {
+			continue
+		}
+		res, err := resolve.JudgeWritten(ctx, in, m, e.Named)
+		if err != nil {
+			return nil, &GateError{Err: fmt.Errorf("%s: ordering %s against the lock: %w", e.At, e.Named, err)}
+		}
+		if res.Cmp != order.Newer && res.Cmp != order.Equal {
+			out = append(out, Downgrade{At: e.At, Module: e.Module, Named: e.Named, Locked: e.New, Order: res})
+		}
+	}
+	return out, nil
 }
 
 // Explain adds to a write the writer refused what to do about it: an
@@ -249,6 +299,17 @@ func Read(r Request, cov *Coverage) (Result, error) {
 		res, err := Kustomize(path, cov, refs, old)
 		if err != nil {
 			return Result{}, &InputError{What: "kustomize export", Err: err}
+		}
+		results = append(results, res)
+	}
+	for _, dir := range r.Charts {
+		c, err := helmvalues.Read(in(dir))
+		if err != nil {
+			return Result{}, &InputError{What: "helm export", Err: err}
+		}
+		res, err := Helm(cov, c)
+		if err != nil {
+			return Result{}, &InputError{What: "helm export", Err: err}
 		}
 		results = append(results, res)
 	}

@@ -66,10 +66,17 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s: not valid YAML: %s", e.File, e.Msg)
 }
 
+// BOM is the UTF-8 byte-order mark.
+var BOM = []byte("\xef\xbb\xbf")
+
 // Parse parses src (named file) and returns its documents. A syntax error
 // is a *SyntaxError with the line.
+//
+// A byte-order mark at the start of src (as editors on Windows write it;
+// YAML allows one at the start of a stream) is read past: lines and
+// columns are those of the text after it.
 func Parse(file string, src []byte) (*ast.File, error) {
-	f, err := parser.ParseBytes(src, parser.ParseComments)
+	f, err := parser.ParseBytes(bytes.TrimPrefix(src, BOM), parser.ParseComments)
 	if err != nil {
 		se := &SyntaxError{File: file, Msg: err.Error()}
 		var ye interface{ GetToken() *token.Token }
@@ -340,7 +347,17 @@ type Edit struct {
 // quoted as the old one was, and every other byte unchanged. An edit whose
 // reference is not where it says (the file changed since it was read) is
 // an error.
+//
+// A byte-order mark at the start of src is kept, and the edits placed as
+// Parse read them, after it.
 func Apply(src []byte, edits []Edit) ([]byte, error) {
+	if rest, ok := bytes.CutPrefix(src, BOM); ok {
+		out, err := Apply(rest, edits)
+		if err != nil {
+			return nil, err
+		}
+		return append(slices.Clone(BOM), out...), nil
+	}
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	// Right to left on each line, so that an edit leaves the columns of
 	// those still to come where they were.

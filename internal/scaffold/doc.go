@@ -1,5 +1,6 @@
 // Package scaffold turns what people already have (Compose projects,
-// Kubernetes manifests, what a host runs) into catalogue modules, and adds
+// Kubernetes manifests, Helm charts' values, what a host runs) into
+// catalogue modules, and adds
 // to a catalogue only the modules it lacks.
 //
 // A candidate is skipped, with the reason, when the catalogue already has

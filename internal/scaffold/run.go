@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/imageref"
 )
@@ -97,6 +99,8 @@ type Found struct {
 	Project   *compose.Project
 	Manifests []imageref.Ref
 	Kinds     map[string]string
+	// Charts are Helm charts whose values' images to add.
+	Charts []*helmvalues.Chart
 }
 
 // Options say how init adds modules.
@@ -148,19 +152,27 @@ func Run(ctx context.Context, cur *Current, f Found, o Options) (*Report, error)
 		}
 		cands, skips = append(cands, c...), append(skips, sk...)
 	}
+	for _, ch := range f.Charts {
+		c, sk, err := FromHelm(cur.Catalogue, ch, o.Policy)
+		if err != nil {
+			return nil, err
+		}
+		cands, skips = append(cands, c...), append(skips, sk...)
+	}
 	if o.Digests != nil {
 		if err := AddDigests(ctx, cands, o.Digests); err != nil {
 			return nil, &DigestError{Err: err}
 		}
 	}
 	add, more := Plan(cur.Catalogue, cands)
-	rep := &Report{Target: cur.Target, Added: add, Skipped: append(skips, more...)}
 	var old []byte
 	for _, src := range cur.Files {
 		if src.Filename == cur.Target {
 			old = src.Bytes
 		}
 	}
+	add, bad := cur.loadable(old, add)
+	rep := &Report{Target: cur.Target, Added: add, Skipped: append(append(skips, more...), bad...)}
 	rendered := Render(old, add)
 	// What is written must load: check the whole catalogue with it.
 	next := slices.DeleteFunc(slices.Clone(cur.Files), func(src catalogue.Source) bool { return src.Filename == cur.Target })
@@ -182,6 +194,42 @@ func Run(ctx context.Context, cur *Current, f Found, o Options) (*Report, error)
 	}
 	rep.Written = true
 	return rep, nil
+}
+
+// loadable keeps of add the candidates whose module loads with the
+// catalogue (appended alone to old, the target's bytes); each other is a
+// skip left out, saying what the catalogue would say of its module and
+// where it was read: one service init cannot write never stops the
+// others.
+func (c *Current) loadable(old []byte, add []Candidate) (ok []Candidate, bad []Skip) {
+	others := slices.DeleteFunc(slices.Clone(c.Files), func(src catalogue.Source) bool { return src.Filename == c.Target })
+	for _, cand := range add {
+		next := append(slices.Clone(others), catalogue.Source{Filename: c.Target, Bytes: Render(old, []Candidate{cand})})
+		_, diags := catalogue.Parse(next...)
+		if !diags.HasErrors() {
+			ok = append(ok, cand)
+			continue
+		}
+		var says []string
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				says = append(says, d.Summary+": "+d.Detail)
+			}
+		}
+		bad = append(bad, Skip{What: cand.From, Left: true, Why: "pin init cannot write a module that loads for it: " + strings.Join(says, " ")})
+	}
+	return ok, bad
+}
+
+// Left counts what was read and left out of the catalogue.
+func (r *Report) Left() int {
+	n := 0
+	for _, s := range r.Skipped {
+		if s.Left {
+			n++
+		}
+	}
+	return n
 }
 
 // Platform is the platform whose digest a tag is pinned at: the one

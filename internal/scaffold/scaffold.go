@@ -42,11 +42,18 @@ type Candidate struct {
 	// From says where the candidate was read, for the report and the
 	// comment above the block ("compose.yaml:4, service web").
 	From string
+	// Notes are sentences written in the comment above the block: what
+	// init read into the module that the file did not say in so many
+	// words (a tagless image is :latest).
+	Notes []string
 }
 
 // Skip is something read that init does not add, and why.
 type Skip struct {
 	What, Why string
+	// Left: what was read is left out of the catalogue (no module covers
+	// it); else a module covers it already, or it has no image to pin.
+	Left bool
 }
 
 // Repository returns the repository part of an image reference as written
@@ -103,6 +110,10 @@ func Plan(cat *catalogue.Catalogue, cands []Candidate) (add []Candidate, skip []
 	type covered struct{ module, image string }
 	targets := map[Target]covered{}
 	repos := map[string]string{}
+	// added: the candidates added this run that run nowhere, by
+	// repository: a second image of one repository is a module of its
+	// own, never merged into the first.
+	added := map[string][]Candidate{}
 	for _, m := range mods {
 		repos[m.Image] = m.Name
 		for _, ro := range m.RunsOn {
@@ -117,7 +128,10 @@ func Plan(cat *catalogue.Catalogue, cands []Candidate) (add []Candidate, skip []
 				skip = append(skip, Skip{What: c.From, Why: fmt.Sprintf("module %q already takes it over", by.module)})
 				continue
 			}
-		} else if by, ok := repos[img]; ok {
+		} else if same := slices.IndexFunc(added[img], func(a Candidate) bool { return a.Pin == c.Pin }); same >= 0 {
+			skip = append(skip, Skip{What: c.From, Why: fmt.Sprintf("module %q already has image %s", added[img][same].Name, imageText(c))})
+			continue
+		} else if by, ok := repos[img]; ok && len(added[img]) == 0 {
 			skip = append(skip, Skip{What: c.From, Why: fmt.Sprintf("module %q already has image %s", by, c.Image)})
 			continue
 		}
@@ -126,8 +140,14 @@ func Plan(cat *catalogue.Catalogue, cands []Candidate) (add []Candidate, skip []
 			n = c.Alt
 		}
 		if _, ok := names[n]; ok || n == "" {
-			skip = append(skip, Skip{What: c.From, Why: fmt.Sprintf("a module named %q already exists; add this one by hand under another name", c.Name)})
+			skip = append(skip, Skip{What: c.From, Left: true, Why: fmt.Sprintf("a module named %q already exists; add this one by hand under another name", c.Name)})
 			continue
+		}
+		if c.RunsOn.empty() {
+			for _, a := range added[img] {
+				c.Notes = append(c.Notes, fmt.Sprintf("Module %q has this repository at another image (%s): each image is a module of its own, and pin export gives a reference the module whose pin has its tag.", a.Name, imageText(a)))
+			}
+			added[img] = append(added[img], c)
 		}
 		c.Name = n
 		names[n] = img
@@ -138,6 +158,29 @@ func Plan(cat *catalogue.Catalogue, cands []Candidate) (add []Candidate, skip []
 		add = append(add, c)
 	}
 	return add, skip
+}
+
+// imageText is c's image with its pin, as a file would name it.
+func imageText(c Candidate) string {
+	switch {
+	case c.Pin == "":
+		return c.Image
+	case strings.HasPrefix(c.Pin, "sha256:"):
+		return c.Image + "@" + c.Pin
+	}
+	return c.Image + ":" + c.Pin
+}
+
+// Written is what the block of c says of its pin: pin = "…" or tag =
+// "…" (track-upstream's floating tag), at most one of them set.
+func Written(c Candidate) (pin, tag string) {
+	switch k, v := pinAttribute(c); k {
+	case "pin":
+		return v, ""
+	case "tag":
+		return "", v
+	}
+	return "", ""
 }
 
 // pinAttribute is how c's pin is written: pin = "<tag>@<digest>", except
@@ -178,6 +221,9 @@ func Render(src []byte, add []Candidate) []byte {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "# Added by pin init from %s.\n", oneLine(c.From))
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "# %s\n", oneLine(n))
+		}
 		fmt.Fprintf(&b, "module %s {\n", quote(c.Name))
 		fmt.Fprintf(&b, "image = %s\n", quote(c.Image))
 		fmt.Fprintf(&b, "policy = %s\n", quote(string(c.Policy)))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
+	"github.com/pin-tool/pin/internal/helmvalues"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/imageref"
 	"github.com/pin-tool/pin/internal/observe"
@@ -37,6 +38,7 @@ func FromCompose(p *compose.Project, hostName string, policy catalogue.Policy) (
 			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		c := Candidate{Name: ModuleName(s.Name), Alt: ModuleName(p.Name + "-" + s.Name), Image: repo, Policy: policy, Pin: pin, From: what}
+		c.tagless(s.Image, "Compose")
 		if hostName != "" {
 			c.RunsOn = Target{Host: hostName, Compose: p.Name + "/" + s.Name}
 		}
@@ -50,19 +52,21 @@ var ManifestKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob"
 
 // FromManifests makes a candidate of each distinct image of the workloads
 // in refs (init containers included): named after the object, or
-// "<object>-<container>" when the object holds several images. When
+// "<object>-<container>" when the object holds several images (two
+// references, even of one repository). When
 // hostName is set, each runs on it as runs_on { workload =
 // "<kind>/<name>", container = "<name>" } when its kind is one runs_on
 // names (catalogue.WorkloadKinds), else gets a pin only.
 func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string, policy catalogue.Policy) ([]Candidate, []Skip, error) {
-	// An object named after itself unless it holds several images.
+	// An object named after itself unless it holds several images: two
+	// references, of one repository or of two (nginx:1.7.9 and
+	// nginx:1.22.1 are two images).
 	images := map[string]map[string]bool{}
 	for _, r := range refs {
 		if images[r.Object] == nil {
 			images[r.Object] = map[string]bool{}
 		}
-		repo, _, _ := Repository(r.Value)
-		images[r.Object][repo] = true
+		images[r.Object][r.Value] = true
 	}
 	var cands []Candidate
 	var skips []Skip
@@ -70,11 +74,11 @@ func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string,
 		what := fmt.Sprintf("%s, %s container %s", r.Where(), r.Object, r.Container)
 		kind, obj, _ := strings.Cut(r.Object, "/")
 		if !slices.ContainsFunc(ManifestKinds, func(k string) bool { return strings.EqualFold(k, kind) }) {
-			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("kind %s is not one pin reads (%s)", objs[r.Object], strings.Join(ManifestKinds, ", "))})
+			skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("kind %s is not one pin reads (%s)", objs[r.Object], strings.Join(ManifestKinds, ", "))})
 			continue
 		}
 		if strings.Contains(r.Value, "$") {
-			skips = append(skips, Skip{What: what, Why: "the image holds a variable"})
+			skips = append(skips, Skip{What: what, Left: true, Why: "the image holds a variable"})
 			continue
 		}
 		repo, pin, err := Repository(r.Value)
@@ -86,12 +90,24 @@ func FromManifests(refs []imageref.Ref, objs map[string]string, hostName string,
 			n = ModuleName(obj + "-" + r.Container)
 		}
 		c := Candidate{Name: n, Alt: ModuleName(obj + "-" + r.Container + "-" + kind), Image: repo, Policy: policy, Pin: pin, From: what}
+		c.tagless(r.Value, "Kubernetes")
 		if hostName != "" && slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)) {
 			c.RunsOn = Target{Host: hostName, Workload: r.Object, Container: r.Container}
 		}
 		cands = append(cands, c)
 	}
 	return cands, skips, nil
+}
+
+// tagless gives a candidate read from an image written with neither tag
+// nor digest the tag it runs as: latest, as the runtime (Compose,
+// Kubernetes) pulls it, and says so in its block's comment.
+func (c *Candidate) tagless(written, runtime string) {
+	if c.Pin != "" {
+		return
+	}
+	c.Pin = "latest"
+	c.Notes = append(c.Notes, fmt.Sprintf("%s names no tag: %s runs it as %s:latest, so the module follows latest.", written, runtime, written))
 }
 
 // FromHost makes a candidate of each container on hostName (snapshot s)
@@ -127,12 +143,12 @@ func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Ca
 			continue
 		}
 		if c.Image == "" || strings.HasPrefix(c.Image, "sha256:") {
-			skips = append(skips, Skip{What: what, Why: "it was started from an image ID, which names no repository"})
+			skips = append(skips, Skip{What: what, Left: true, Why: "it was started from an image ID, which names no repository"})
 			continue
 		}
 		repo, _, err := Repository(c.Image)
 		if err != nil {
-			skips = append(skips, Skip{What: what, Why: err.Error()})
+			skips = append(skips, Skip{What: what, Left: true, Why: err.Error()})
 			continue
 		}
 		cand := Candidate{Image: repo, Policy: catalogue.AtLeastRunning, From: what}
@@ -140,7 +156,7 @@ func FromHost(cat *catalogue.Catalogue, hostName string, s *host.Snapshot) ([]Ca
 		kind, _, _ := strings.Cut(c.Workload, "/")
 		switch {
 		case c.Pod != "" && !slices.Contains(catalogue.WorkloadKinds, catalogue.WorkloadKind(kind)):
-			skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
+			skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("its pod is owned by %s, which runs_on cannot name (it names %s workloads)", c.Workload, strings.Join(workloadWords(), ", "))})
 			continue
 		case c.Pod != "":
 			_, obj, _ := strings.Cut(c.Workload, "/")
@@ -172,4 +188,61 @@ func workloadWords() []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// FromHelm makes a candidate of each image the values of chart c name
+// that a module could take: named after its values path ("worker.image" →
+// worker; the chart's own image → the chart's name), pinned at its tag as
+// the chart renders it (its appVersion when the map has no tag; latest
+// when nothing gives one). An image a "# pin: MODULE" comment marks is
+// that module: covered when the catalogue cat has it, else a candidate of
+// that name (a marked tag or digest alone names no repository: left out,
+// saying what to write). A reference inside a longer string (a container
+// argument) is left out, said.
+func FromHelm(cat *catalogue.Catalogue, c *helmvalues.Chart, policy catalogue.Policy) ([]Candidate, []Skip, error) {
+	found := c.Images()
+	var cands []Candidate
+	var skips []Skip
+	for _, img := range found.Images {
+		what := fmt.Sprintf("%s, %s", img.Where, img.Path)
+		n := helmName(c.Name, img.Path)
+		if img.Marker != nil {
+			n = img.Marker.Module
+			if cat != nil && cat.Module(n) != nil {
+				skips = append(skips, Skip{What: what, Why: fmt.Sprintf("its comment names module %q, which the catalogue has", n)})
+				continue
+			}
+			if img.Marker.Part != "" {
+				skips = append(skips, Skip{What: what, Left: true, Why: fmt.Sprintf("its comment marks the %s of module %q, which the catalogue does not have, and a %s alone names no repository: write module %q by hand", img.Marker.Part, n, img.Marker.Part, n)})
+				continue
+			}
+		}
+		repo, pin, err := Repository(img.Ref)
+		if err != nil {
+			skips = append(skips, Skip{What: what, Left: true, Why: err.Error()})
+			continue
+		}
+		cand := Candidate{Name: n, Alt: ModuleName(c.Name + "-" + n), Image: repo, Policy: policy, Pin: pin, From: what}
+		if img.TagFrom != "" {
+			cand.Notes = append(cand.Notes, fmt.Sprintf("Its map has no tag of its own: the chart renders %s, its tag from %s.", img.Ref, img.TagFrom))
+		}
+		cand.tagless(img.Ref, "Kubernetes")
+		cands = append(cands, cand)
+	}
+	for _, a := range found.Args {
+		skips = append(skips, Skip{What: fmt.Sprintf("%s, %s", a.Where, a.Path), Left: true,
+			Why: fmt.Sprintf("it names %s in %q, a value pin does not read as an image (a container argument, a key not named image): give the image a key of its own, or mark the value with # pin: MODULE", a.Ref, a.Value)})
+	}
+	return cands, skips, nil
+}
+
+// helmName is the module name of an image at a values path: the path
+// without its last "image" ("worker.image" → worker), the chart's name
+// for the chart's own image.
+func helmName(chart, path string) string {
+	p := strings.TrimSuffix(strings.TrimSuffix(path, "image"), ".")
+	if p == "" {
+		p = chart
+	}
+	return ModuleName(strings.NewReplacer(".", "-", "[", "-", "]", "").Replace(p))
 }
