@@ -92,10 +92,10 @@ func TestProposeBlockMistakes(t *testing.T) {
 		block, summary, detail string
 		line                   int
 	}{
-		{"propose {\n  schedule = [\"every monday\"]\n}\n", "Invalid schedule", `schedule holds "every monday", which is not a cron expression`, 7},
+		{"propose {\n  schedule = [\"every monday\"]\n}\n", "Invalid schedule", `schedule holds "every monday", which is not a cron expression`, 8},
 		{"propose {\n  schedule = [\"* * * *\"]\n}\n", "Invalid schedule", "five fields", 8},
 		{"propose {\n  schedule = []\n}\n", "Empty schedule", "would never push", 8},
-		{"propose {\n  timezone = \"Mars/Olympus\"\n}\n", "Unknown time zone", `"Mars/Olympus"`, 7},
+		{"propose {\n  timezone = \"Mars/Olympus\"\n}\n", "Unknown time zone", `"Mars/Olympus"`, 8},
 		{"propose {\n  labels = [\"\"]\n}\n", "Invalid label", "none empty", 8},
 		{"propose {\n  automerge = \"yes\"\n}\n", "Invalid value", "automerge must be bool", 8},
 		{"propose {\n  reviewer = [\"a\"]\n}\n", "Unsupported argument", "The propose block takes", 8},
