@@ -233,6 +233,9 @@ func (r *Requests) SetAutomerge(ctx context.Context, number int, on bool) error 
 // Web is the Gitea's address, as forge.Remote.Web names it.
 func (r *Requests) Web() string { return strings.TrimSuffix(r.url, "/") + "/" }
 
+// Kind is the URL shape of its pages.
+func (r *Requests) Kind() string { return forge.KindGitea }
+
 // Releases lists the releases of owner/repo on this Gitea, newest first.
 func (r *Requests) Releases(ctx context.Context, owner, repo string) ([]forge.Release, error) {
 	c, err := r.client(ctx)

@@ -194,6 +194,9 @@ func (r *Requests) Web() string {
 	return base
 }
 
+// Kind is the URL shape of its pages.
+func (r *Requests) Kind() string { return forge.KindGitHub }
+
 // Releases lists the releases of owner/repo, newest first.
 func (r *Requests) Releases(ctx context.Context, owner, repo string) ([]forge.Release, error) {
 	opts := &gh.ListOptions{PerPage: 100}
