@@ -27,7 +27,7 @@ func upstreamMarkdown(p *Proposal) string {
 		if u.To.Source != "" {
 			fmt.Fprintf(&b, "- source: %s (label `source` of the new image)\n", mdLink(u.To.Source, u.To.Source))
 		}
-		if u.From != nil && u.From.Source != "" && u.To.Source != "" && u.From.Source != u.To.Source {
+		if u.moved() {
 			fmt.Fprintf(&b, "- the source moved: the old image's `source` label names %s; no compare link\n", mdLink(u.From.Source, u.From.Source))
 		}
 		switch u.CompareBy {

@@ -165,7 +165,7 @@ func (r *run) upstreamOf(ctx context.Context, in *source.Inputs, m *catalogue.Mo
 	if ok {
 		u.Source = src.Web()
 	}
-	moved := u.From != nil && u.From.Source != "" && u.To.Source != "" && u.From.Source != u.To.Source
+	moved := u.moved()
 	if ok && !moved {
 		// Release notes only from the forge pin proposes to: a source
 		// anywhere else is a link, never a request.
@@ -188,6 +188,18 @@ func (r *run) upstreamOf(ctx context.Context, in *source.Inputs, m *catalogue.Mo
 	}
 	u.Problem = strings.Join(problems, "; ")
 	return u
+}
+
+// moved reports whether the two images name different sources (".git"
+// and a trailing "/" aside).
+func (u *Upstream) moved() bool {
+	if u.From == nil || u.From.Source == "" || u.To.Source == "" {
+		return false
+	}
+	key := func(s string) string {
+		return strings.ToLower(strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(s), "/"), ".git"))
+	}
+	return key(u.From.Source) != key(u.To.Source)
 }
 
 // releases lists src's releases once per run.
