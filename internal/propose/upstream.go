@@ -74,7 +74,9 @@ type Labels struct {
 
 // empty reports whether l says nothing of where the image came from
 // (a version alone is in the table already).
-func (l Labels) empty() bool { return l.Source == "" && l.Revision == "" && l.URL == "" && l.Documentation == "" }
+func (l Labels) empty() bool {
+	return l.Source == "" && l.Revision == "" && l.URL == "" && l.Documentation == ""
+}
 
 // Release is a release between the two versions, newest first.
 type Release struct {
