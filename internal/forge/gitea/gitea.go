@@ -1,11 +1,16 @@
 package gitea
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	neturl "net/url"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "code.gitea.io/sdk/gitea"
 
@@ -224,10 +229,42 @@ func (r *Requests) SetAutomerge(ctx context.Context, number int, on bool) error 
 		}
 		return nil
 	}
-	if _, _, err := c.MergePullRequest(r.owner, r.repo, int64(number), sdk.MergePullRequestOption{Style: sdk.MergeStyleMerge, MergeWhenChecksSucceed: true}); err != nil {
-		return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %w", number, err)
+	// The SDK's merge leaves out why Gitea refused: asked directly.
+	body, _ := json.Marshal(map[string]any{"Do": "merge", "merge_when_checks_succeed": true})
+	url := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(r.url, "/"), neturl.PathEscape(r.owner), neturl.PathEscape(r.repo), number)
+	for wait := 250 * time.Millisecond; ; wait *= 2 {
+		req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "pin-propose")
+		if r.token != "" {
+			req.Header.Set("Authorization", "token "+r.token)
+		}
+		resp, err := r.http.Do(req)
+		if err != nil {
+			return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %w", number, err)
+		}
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusOK:
+			return nil
+		case resp.StatusCode == http.StatusConflict && strings.Contains(string(msg), "scheduled"):
+			return nil // set already
+		case resp.StatusCode == http.StatusMethodNotAllowed && strings.Contains(string(msg), "try again later") && wait < 16*time.Second:
+			// Gitea is still checking whether the request merges
+			// cleanly (just opened or pushed to).
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			continue
+		}
+		return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %s: %s", number, resp.Status, strings.TrimSpace(string(msg)))
 	}
-	return nil
 }
 
 // Web is the Gitea's address, as forge.Remote.Web names it.
