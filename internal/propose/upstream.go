@@ -149,7 +149,7 @@ func (r *run) upstreamOf(ctx context.Context, in *source.Inputs, m *catalogue.Mo
 	if u.To.empty() && (u.From == nil || u.From.empty()) && len(problems) == 0 {
 		return nil
 	}
-	fromVersion, toVersion := new.Version, new.Version
+	fromVersion, toVersion := "", new.Version
 	if u.To.Version != "" {
 		toVersion = u.To.Version
 	}

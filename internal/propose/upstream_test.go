@@ -254,3 +254,32 @@ func TestCutText(t *testing.T) {
 		}
 	}
 }
+
+// The releases between two versions: after the old up to the new, no
+// draft, no pre-release unless the new version is one; with no old
+// version, the new version's release alone.
+func TestBetween(t *testing.T) {
+	rels := []forge.Release{{Tag: "v2.0.0"}, {Tag: "v1.2.0"}, {Tag: "1.1.0"}, {Tag: "v1.1.1-rc.1", Prerelease: true}, {Tag: "v1.1.5", Draft: true}, {Tag: "v1.0.0"}, {Tag: "nightly"}}
+	tags := func(rs []forge.Release) []string {
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, r.Tag)
+		}
+		return out
+	}
+	var semver = (&catalogue.Module{}).Versioning
+	for _, tc := range []struct {
+		from, to string
+		want     []string
+	}{
+		{"1.0.0", "1.2.0", []string{"v1.2.0", "1.1.0"}},
+		{"1.1.0", "1.1.1-rc.1", []string{"v1.1.1-rc.1"}},
+		{"", "1.2.0", []string{"v1.2.0"}},
+		{"1.2.0", "1.0.0", []string{}},
+		{"1.0.0", "latest", []string{}},
+	} {
+		if diff := cmp.Diff(tc.want, tags(between(rels, semver, tc.from, tc.to))); diff != "" {
+			t.Errorf("%s → %s (-want +got):\n%s", tc.from, tc.to, diff)
+		}
+	}
+}
