@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,44 @@ func TestProposeBlockMistakes(t *testing.T) {
 				t.Logf("  %s: %s at %v", d.Summary, d.Detail, d.Subject)
 			}
 		}
+	}
+}
+
+// The guide's propose block loads, and its window is what the guide says:
+// Monday from 00:00 to 05:59 in Berlin.
+func TestProposeGuide(t *testing.T) {
+	b, err := os.ReadFile("../../docs/guides/pull-requests.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "```hcl\n")
+	block, _, _ := strings.Cut(rest, "```")
+	c, diags := Parse(Source{Filename: "guide.hcl", Bytes: []byte(proposeModule + block)})
+	if diags.HasErrors() {
+		t.Skipf("the guide's block (no tzdata on this machine?): %v", diags)
+	}
+	p := c.Propose
+	if !p.Automerge || len(p.Labels) != 1 || p.String() != `"* 0-5 * * 1" (Europe/Berlin)` {
+		t.Fatalf("guide: %+v", p)
+	}
+	berlin := p.Location
+	for _, tc := range []struct {
+		at   time.Time
+		open bool
+	}{
+		{time.Date(2026, 12, 7, 0, 0, 0, 0, berlin), true},
+		{time.Date(2026, 12, 7, 5, 59, 0, 0, berlin), true},
+		{time.Date(2026, 12, 7, 6, 0, 0, 0, berlin), false},
+		{time.Date(2026, 12, 6, 23, 59, 0, 0, berlin), false},
+	} {
+		if open, _ := p.Window(tc.at); open != tc.open {
+			t.Errorf("at %s: open %v", tc.at, open)
+		}
+	}
+	if !strings.Contains(string(b), "the next window opens at 2026-12-07 00:00 CET.") {
+		t.Error("the guide's message")
+	}
+	if _, next := p.Window(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)); next.Format("2006-01-02 15:04 MST") != "2026-12-07 00:00 CET" {
+		t.Errorf("next window %s", next.Format("2006-01-02 15:04 MST"))
 	}
 }
