@@ -188,15 +188,21 @@ func (r *Requests) labelIDs(c *sdk.Client, names []string) ([]int64, error) {
 
 // Automerge reports whether request number is to be merged once its
 // checks pass: Gitea says so only in its timeline, as the last of its
-// scheduled and cancelled merges.
+// scheduled and cancelled merges. (Read directly: the SDK's timeline
+// type no longer decodes what Gitea answers.)
 func (r *Requests) Automerge(ctx context.Context, number int) (bool, error) {
-	c, err := r.client(ctx)
-	if err != nil {
-		return false, err
-	}
 	on := false
-	for page := 1; ; page++ {
-		tl, resp, err := c.ListIssueTimeline(r.owner, r.repo, int64(number), sdk.ListIssueCommentOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: 50}})
+	for page := 1; page <= 100; page++ {
+		status, body, err := r.do(ctx, "GET", fmt.Sprintf("/repos/%s/%s/issues/%d/timeline?page=%d&limit=50", neturl.PathEscape(r.owner), neturl.PathEscape(r.repo), number, page), nil)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("%d: %s", status, strings.TrimSpace(string(body)))
+		}
+		var tl []struct {
+			Type string `json:"type"`
+		}
+		if err == nil {
+			err = json.Unmarshal(body, &tl)
+		}
 		if err != nil {
 			return false, fmt.Errorf("gitea: reading the timeline of pull request %d: %w", number, err)
 		}
@@ -208,10 +214,41 @@ func (r *Requests) Automerge(ctx context.Context, number int) (bool, error) {
 				on = false
 			}
 		}
-		if len(tl) == 0 || resp == nil || resp.NextPage == 0 {
-			return on, nil
+		if len(tl) < 50 {
+			break
 		}
 	}
+	return on, nil
+}
+
+// do sends one request to the API (path under /api/v1), with body as
+// JSON when not nil, and returns the status and (up to 1 MiB of) the
+// answer.
+func (r *Requests) do(ctx context.Context, method, path string, body any) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(r.url, "/")+"/api/v1"+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "pin-propose")
+	if r.token != "" {
+		req.Header.Set("Authorization", "token "+r.token)
+	}
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, b, err
 }
 
 // SetAutomerge asks Gitea to merge request number once its required
@@ -230,30 +267,18 @@ func (r *Requests) SetAutomerge(ctx context.Context, number int, on bool) error 
 		return nil
 	}
 	// The SDK's merge leaves out why Gitea refused: asked directly.
-	body, _ := json.Marshal(map[string]any{"Do": "merge", "merge_when_checks_succeed": true})
-	url := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(r.url, "/"), neturl.PathEscape(r.owner), neturl.PathEscape(r.repo), number)
+	path := fmt.Sprintf("/repos/%s/%s/pulls/%d/merge", neturl.PathEscape(r.owner), neturl.PathEscape(r.repo), number)
 	for wait := 250 * time.Millisecond; ; wait *= 2 {
-		req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("User-Agent", "pin-propose")
-		if r.token != "" {
-			req.Header.Set("Authorization", "token "+r.token)
-		}
-		resp, err := r.http.Do(req)
+		status, msg, err := r.do(ctx, "POST", path, map[string]any{"Do": "merge", "merge_when_checks_succeed": true})
 		if err != nil {
 			return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %w", number, err)
 		}
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		resp.Body.Close()
 		switch {
-		case resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusOK:
+		case status == http.StatusCreated || status == http.StatusOK:
 			return nil
-		case resp.StatusCode == http.StatusConflict && strings.Contains(string(msg), "scheduled"):
+		case status == http.StatusConflict && strings.Contains(string(msg), "scheduled"):
 			return nil // set already
-		case resp.StatusCode == http.StatusMethodNotAllowed && strings.Contains(string(msg), "try again later") && wait < 16*time.Second:
+		case status == http.StatusMethodNotAllowed && strings.Contains(string(msg), "try again later") && wait < 16*time.Second:
 			// Gitea is still checking whether the request merges
 			// cleanly (just opened or pushed to).
 			select {
@@ -263,7 +288,7 @@ func (r *Requests) SetAutomerge(ctx context.Context, number int, on bool) error 
 			}
 			continue
 		}
-		return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %s: %s", number, resp.Status, strings.TrimSpace(string(msg)))
+		return fmt.Errorf("gitea: setting pull request %d to merge when its checks succeed: %d: %s", number, status, strings.TrimSpace(string(msg)))
 	}
 }
 
