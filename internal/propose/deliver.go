@@ -54,7 +54,10 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 				return nil
 			}
 		}
-		if found = pinsOpen(reqs, p.Group, p.Base); found != nil {
+		// Automerge is read, set and taken back only where it is asked
+		// for: a token without the scopes for it serves a run that
+		// does not.
+		if found = pinsOpen(reqs, p.Group, p.Base); found != nil && r.set.hand.Automerge {
 			if auto, err = r.d.Requests.Automerge(ctx, found.Number); err != nil {
 				return fmt.Errorf("%w: %w", ErrRemote, err)
 			}
