@@ -170,8 +170,9 @@ func (r *run) upstreamOf(ctx context.Context, in *source.Inputs, m *catalogue.Mo
 	moved := u.moved()
 	if ok && !moved {
 		// Release notes only from the forge pin proposes to: a source
-		// anywhere else is a link, never a request.
-		if r.d.Releases != nil && src.Base == strings.TrimSuffix(r.d.Releases.Web(), "/")+"/" {
+		// anywhere else is a link, never a request. Outside the
+		// schedule, no forge is asked anything.
+		if r.d.Releases != nil && src.Base == strings.TrimSuffix(r.d.Releases.Web(), "/")+"/" && r.outside() == nil {
 			rels, err := r.releases(ctx, src)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("the releases of %s/%s: %v", src.Owner, src.Name, err))
