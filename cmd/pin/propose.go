@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,12 @@ type proposeOptions struct {
 	// Promote, Pick and Reason: --promote FROM proposes the promotion
 	// from FROM to Environment (as pin promote FROM TO, --pick, --reason).
 	Promote, Pick, Reason string
+	// Labels, Reviewers, Assignees and Automerge hand the request over
+	// (instead of the catalogue's propose block, where given).
+	Labels, Reviewers, Assignees []string
+	Automerge                    bool
+	// automergeSet is --automerge when given.
+	automergeSet *bool
 }
 
 func newProposeCmd(g *globalOptions, s streams) *cobra.Command {
@@ -77,12 +84,26 @@ pin promote FROM TO [MODULE...] decides it (the same refusals, the same
 provenance and release, --pick and --reason for a manual pick, a hold),
 and the request is the approval. Modules promoted together are one unit:
 a refusal proposes nothing (exit 1), and --split and --group are
-refused. The branch is pin/promote-FROM-TO.`,
+refused. The branch is pin/promote-FROM-TO.
+
+--label, --reviewer and --assignee hand the request over (github, gitea;
+gitlab takes labels and assignees), and --automerge asks the forge to
+merge it once its required checks pass: never for a request that holds
+a refusal, a downgrade the catalogue accepts, or a promotion. The
+catalogue's propose block says the same, and its schedule the windows
+in which pin propose pushes: outside them it computes, pushes nothing
+and says when the next window opens. The body says what changed
+upstream, from the images' labels (source, revision, version), with
+the release notes of the forge pin proposes to.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeModules(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				o.Modules = args
+			}
+			if cmd.Flags().Changed("automerge") {
+				on := o.Automerge
+				o.automergeSet = &on
 			}
 			return runPropose(cmd.Context(), o, s)
 		},
@@ -114,6 +135,10 @@ refused. The branch is pin/promote-FROM-TO.`,
 	f.StringArrayVar(&o.Exports.Manifests, "export-manifests", nil, "a folder of Kubernetes manifests to rewrite in place; repeat for several")
 	f.StringArrayVar(&o.Exports.Kustomize, "export-kustomize", nil, "a kustomize folder whose kustomization.yaml gets images: entries; repeat for several")
 	f.StringArrayVar(&o.Exports.Env, "export-env", nil, "an env file of NAME_IMAGE= lines; repeat for several")
+	f.StringArrayVar(&o.Labels, "label", nil, "a label of the request (instead of the catalogue's propose block); repeat for several")
+	f.StringArrayVar(&o.Reviewers, "reviewer", nil, "a user asked to review the request (instead of the catalogue's); repeat for several")
+	f.StringArrayVar(&o.Assignees, "assignee", nil, "a user the request is assigned to (instead of the catalogue's); repeat for several")
+	f.BoolVar(&o.Automerge, "automerge", false, "ask the forge to merge the request once its required checks pass (never one holding a refusal or an accepted downgrade); --automerge=false overrides the catalogue")
 	return cmd
 }
 
@@ -140,8 +165,12 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) (err error) {
 		}
 	}
 	if o.Format == "json" {
-		if err := writeJSON(s.Out, proposeOutput{Schema: JSONSchema, Command: "propose", Remote: res.Remote, Base: res.Base, BaseCommit: res.BaseCommit,
-			DryRun: res.DryRun, Proposals: nonNil(res.Proposals), Refused: nonNil(res.Refused)}); err != nil {
+		out := proposeOutput{Schema: JSONSchema, Command: "propose", Remote: res.Remote, Base: res.Base, BaseCommit: res.BaseCommit,
+			DryRun: res.DryRun, Proposals: nonNil(res.Proposals), Refused: nonNil(res.Refused)}
+		if res.Outside != nil {
+			out.Outside = &proposeOutside{Windows: res.Outside.Windows, Next: formatNext(res.Outside.Next)}
+		}
+		if err := writeJSON(s.Out, out); err != nil {
 			return err
 		}
 	} else {
@@ -175,7 +204,8 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	// With --environment NAME, the lock the proposal changes is that
 	// environment's, beside --lock.
 	po := propose.Options{Dir: wd, Catalogue: o.Catalogue, Lock: source.LockPath(o.Lock, o.Environment), Exports: exports, Remote: o.Remote, Base: o.Base,
-		BranchPrefix: o.BranchPrefix, Modules: o.Modules, Split: propose.Split(o.Split), DryRun: o.DryRun, Now: o.now()}
+		BranchPrefix: o.BranchPrefix, Modules: o.Modules, Split: propose.Split(o.Split), DryRun: o.DryRun, Now: o.now(),
+		Labels: o.Labels, Reviewers: o.Reviewers, Assignees: o.Assignees, Automerge: o.automergeSet}
 	for _, spec := range o.Groups {
 		name, mods, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || mods == "" {
@@ -226,9 +256,11 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	case "github", "gitea":
 		po.Convention = forge.ConventionBranch
 		if !o.DryRun {
-			if deps.Requests, err = o.requests(ctx, g, wd); err != nil {
+			api, err := o.requests(ctx, g, wd)
+			if err != nil {
 				return po, deps, err
 			}
+			deps.Requests, deps.Releases = api, api
 		}
 	default:
 		return po, deps, withCode(exitInput, fmt.Errorf("--forge %q: write none, gitlab, agit, gerrit, github or gitea", o.Forge))
@@ -236,8 +268,20 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 	return po, deps, nil
 }
 
+// forgeAPI is a forge's API: the repository's requests, and the
+// releases of repositories on the same forge.
+type forgeAPI interface {
+	propose.Requests
+	propose.Releases
+}
+
+var (
+	_ forgeAPI = (*forgegitea.Requests)(nil)
+	_ forgeAPI = (*forgegithub.Requests)(nil)
+)
+
 // requests is the API of --forge github or gitea for the repository.
-func (o *proposeOptions) requests(ctx context.Context, g git.Git, wd string) (propose.Requests, error) {
+func (o *proposeOptions) requests(ctx context.Context, g git.Git, wd string) (forgeAPI, error) {
 	envs := []string{"GITEA_TOKEN"}
 	if o.Forge == "github" {
 		envs = []string{"GITHUB_TOKEN", "GH_TOKEN"}
@@ -328,6 +372,23 @@ type proposeOutput struct {
 	DryRun     bool                `json:"dry_run"`
 	Proposals  []*propose.Proposal `json:"proposals"`
 	Refused    []propose.Refused   `json:"refused"`
+	// Outside is the schedule the run was outside of, when it was.
+	Outside *proposeOutside `json:"outside_schedule,omitempty"`
+}
+
+// proposeOutside is a schedule outside of which nothing was pushed.
+type proposeOutside struct {
+	Windows string `json:"windows"`
+	// Next is when the next window opens (RFC 3339), "" when never.
+	Next string `json:"next"`
+}
+
+// formatNext is when a window opens, for people and JSON: "" for never.
+func formatNext(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
 }
 
 func nonNil[T any](s []T) []T {
@@ -367,6 +428,13 @@ func writePropose(w io.Writer, res *propose.Result, promoting bool) {
 			fmt.Fprintf(w, "  pushed   nothing (--dry-run)\n")
 		case propose.OutcomeDeclined:
 			fmt.Fprintf(w, "  pushed   nothing: request #%d with this very result was closed; a new result will be proposed\n", p.Request.Number)
+		case propose.OutcomeOutsideSchedule:
+			fmt.Fprintf(w, "  pushed   nothing: outside the schedule\n")
+		}
+		if h := p.Handover; h.Automerge {
+			fmt.Fprintf(w, "  merge    automerge: the forge merges it once its required checks pass\n")
+		} else if h.Held != "" {
+			fmt.Fprintf(w, "  merge    by a person, not automerge: %s\n", h.Held)
 		}
 		if p.Outcome == propose.OutcomeDeclined {
 			continue
@@ -397,6 +465,10 @@ func writePropose(w io.Writer, res *propose.Result, promoting bool) {
 		fmt.Fprintln(w, "No change: the lock and its exports are what pin resolve writes. Nothing pushed.")
 	case res.DryRun:
 		fmt.Fprintf(w, "%d proposal(s), dry run: nothing pushed.\n", len(res.Proposals))
+	case res.Outside != nil && res.Outside.Next.IsZero():
+		fmt.Fprintf(w, "Outside the schedule %s: nothing pushed, and no window of it ever opens.\n", res.Outside.Windows)
+	case res.Outside != nil:
+		fmt.Fprintf(w, "Outside the schedule %s: nothing pushed; the next window opens at %s.\n", res.Outside.Windows, res.Outside.Next.Format("2006-01-02 15:04 MST"))
 	case pushed == 0:
 		fmt.Fprintf(w, "Nothing pushed: %s already holds every proposal.\n", res.Remote)
 	default:

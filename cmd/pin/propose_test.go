@@ -247,7 +247,8 @@ func TestProposeConventions(t *testing.T) {
 
 // A bad checkout is refused before anything is asked or pushed: changes
 // not committed (exit 2), not a checkout (exit 2), a forge pin does not
-// know (exit 2), an API without its token (exit 2).
+// know (exit 2), an API without its token (exit 2), a reviewer with no
+// forge to ask them (exit 2).
 func TestProposeRefusesBadInput(t *testing.T) {
 	gitUser(t)
 	remote := testenv.NewGitRemote(t, "bad")
@@ -270,6 +271,9 @@ func TestProposeRefusesBadInput(t *testing.T) {
 	t.Setenv("GITEA_TOKEN", "")
 	if r := pin(t, clone, "propose", "--forge", "gitea"); r.code != 2 || !strings.Contains(r.stderr, "needs an API token in $GITEA_TOKEN") {
 		t.Errorf("no token: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := pin(t, clone, "propose", "--reviewer", "alice"); r.code != 2 || !strings.Contains(r.stderr, "the branch convention opens no request pin can hand over") {
+		t.Errorf("a hand-over without a forge to carry it: exit %d\n%s", r.code, r.stderr)
 	}
 	if n := len(pushesTo(t, remote, "refs/heads/pin/update")); n != 0 {
 		t.Errorf("%d pushes", n)

@@ -26,6 +26,7 @@ var (
 		{Type: "registry", LabelNames: []string{"host"}},
 		{Type: "module", LabelNames: []string{"name"}},
 		{Type: "export"},
+		{Type: "propose"},
 		{Type: "environment", LabelNames: []string{"name"}},
 	}}
 )
@@ -293,6 +294,8 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 			diags = append(diags, l.module(b, dir)...)
 		case "export":
 			diags = append(diags, l.export(b, dir)...)
+		case "propose":
+			diags = append(diags, l.propose(b)...)
 		case "environment":
 			diags = append(diags, l.environment(b)...)
 		}

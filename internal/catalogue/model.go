@@ -39,6 +39,8 @@ type Catalogue struct {
 	Environments []*Environment
 	// Export is the export block (export.go); nil when there is none.
 	Export *Export
+	// Propose is the propose block (propose.go); nil when there is none.
+	Propose *Propose
 	// Files holds the parsed files, for rendering diagnostics with source
 	// snippets.
 	Files map[string]*hcl.File

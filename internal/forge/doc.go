@@ -19,6 +19,13 @@
 // The API tiers (packages forge/github and forge/gitea) push a Branch, then
 // find pin's own open request by its marker and update it, or open one.
 //
+// A Handover says who a request is handed to (labels, reviewers,
+// assignees) and whether the forge merges it once its checks pass; the
+// API tiers carry all of it, GitLab's push options labels and assignees
+// (Convention.Carries says what a convention cannot). A Source is a
+// repository an image's label names, on a forge whose page shapes (the
+// repository, a comparison, its releases) are known.
+//
 // The package is pure: it builds refs and options, and imports nothing
 // that reaches a network.
 package forge

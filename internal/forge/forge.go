@@ -15,6 +15,21 @@ type Proposal struct {
 	Branch string
 	// Title is one line; Body is Markdown.
 	Title, Body string
+	// Handover is who and what the request is handed to.
+	Handover Handover
+}
+
+// Handover is who and what a request is handed to: its labels, the
+// people asked to review it and those it is assigned to, and whether the
+// forge merges it once its required checks pass.
+type Handover struct {
+	Labels, Reviewers, Assignees []string
+	Automerge                    bool
+}
+
+// Empty reports whether h hands the request to nobody and nothing.
+func (h Handover) Empty() bool {
+	return len(h.Labels) == 0 && len(h.Reviewers) == 0 && len(h.Assignees) == 0 && !h.Automerge
 }
 
 // Topic is the branch as a topic name: one path segment ("pin-update").
@@ -63,13 +78,20 @@ func (c Convention) Target(p Proposal) (Target, error) {
 	case ConventionGitLab:
 		// Push options cannot hold a new line; GitLab reads "\n" in the
 		// description as one.
-		return Target{Ref: "refs/heads/" + p.Branch, Branch: true, Options: []string{
+		opts := []string{
 			"merge_request.create",
 			"merge_request.target=" + p.Base,
 			"merge_request.title=" + oneLine(p.Title),
 			"merge_request.description=" + strings.ReplaceAll(strings.ReplaceAll(p.Body, "\r", ""), "\n", `\n`),
 			"merge_request.remove_source_branch",
-		}}, nil
+		}
+		for _, l := range p.Handover.Labels {
+			opts = append(opts, "merge_request.label="+oneLine(l))
+		}
+		for _, a := range p.Handover.Assignees {
+			opts = append(opts, "merge_request.assign="+oneLine(a))
+		}
+		return Target{Ref: "refs/heads/" + p.Branch, Branch: true, Options: opts}, nil
 	case ConventionAGit:
 		// Gitea and Forgejo decode "{base64}" values; a request already
 		// open for the topic moves to the new commit only with force-push
@@ -84,6 +106,25 @@ func (c Convention) Target(p Proposal) (Target, error) {
 		return Target{Ref: "refs/for/" + p.Base, Seen: []string{"refs/changes/*"}, Options: []string{"topic=" + p.Topic()}}, nil
 	}
 	return Target{}, fmt.Errorf("unknown push convention %q: write branch, gitlab, agit or gerrit", string(c))
+}
+
+// Carries reports whether a push by c alone can hand a request over as h
+// says, and if not, why: the branch, AGit and Gerrit conventions carry
+// none of it (an API does: --forge github or gitea); GitLab's push
+// options carry labels and assignees, but neither reviewers nor an
+// automerge that a later push could take back.
+func (c Convention) Carries(h Handover) error {
+	switch {
+	case h.Empty():
+		return nil
+	case c == ConventionGitLab && len(h.Reviewers) > 0:
+		return fmt.Errorf("GitLab's push options cannot ask for reviewers: leave out the reviewers, or name them in the repository's CODEOWNERS or approval rules")
+	case c == ConventionGitLab && h.Automerge:
+		return fmt.Errorf("GitLab's push options can set merge when the pipeline succeeds but never take it back, and pin must take it back from a request that comes to hold a downgrade or a refusal: leave out automerge with --forge gitlab")
+	case c == ConventionGitLab:
+		return nil
+	}
+	return fmt.Errorf("the %s convention opens no request pin can hand over (labels, reviewers, assignees, automerge): use --forge github or gitea (their APIs), or gitlab for labels and assignees", string(c))
 }
 
 // oneLine is s up to its first line break.
@@ -101,4 +142,14 @@ type Request struct {
 	Title, Body  string
 	// State is "open", "closed" (not merged) or "merged".
 	State string
+	// Labels, Reviewers (asked, not yet answered) and Assignees are the
+	// request's, as the forge lists them.
+	Labels, Reviewers, Assignees []string
+}
+
+// Release is a release of a repository on a forge: its tag, name, notes
+// (Markdown, as its authors wrote them) and web page.
+type Release struct {
+	Tag, Name, Notes, URL string
+	Draft, Prerelease     bool
 }

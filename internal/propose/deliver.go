@@ -11,9 +11,12 @@ import (
 )
 
 // deliver pushes p's commit where the convention says, unless the remote
-// holds it already, and opens or updates its request through the API.
+// holds it already, and opens or updates its request through the API,
+// handed over as p.Handover says. Outside the schedule it pushes nothing
+// and asks no forge.
 func (r *run) deliver(ctx context.Context, p *Proposal) error {
-	fp := forge.Proposal{Base: p.Base, Branch: p.Branch, Title: p.Title, Body: p.Body}
+	hand := forge.Handover{Labels: p.Handover.Labels, Reviewers: p.Handover.Reviewers, Assignees: p.Handover.Assignees, Automerge: p.Handover.Automerge}
+	fp := forge.Proposal{Base: p.Base, Branch: p.Branch, Title: p.Title, Body: p.Body, Handover: hand}
 	target, err := r.o.Convention.Target(fp)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
@@ -30,7 +33,14 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 		p.Outcome = OutcomeDryRun
 		return nil
 	}
+	if out := r.outside(); out != nil {
+		p.Outcome = OutcomeOutsideSchedule
+		r.res.Outside = out
+		return nil
+	}
 	var reqs []forge.Request
+	var found *forge.Request
+	auto := false
 	if r.d.Requests != nil {
 		if reqs, err = r.d.Requests.List(ctx, fp.Base, fp.Branch); err != nil {
 			return fmt.Errorf("%w: listing the requests from %s: %w", ErrRemote, fp.Branch, err)
@@ -42,6 +52,22 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 				p.Outcome = OutcomeDeclined
 				p.Request = &Request{Number: q.Number, URL: q.URL, Action: "closed"}
 				return nil
+			}
+		}
+		// Automerge is read, set and taken back only where it is asked
+		// for: a token without the scopes for it serves a run that
+		// does not.
+		if found = pinsOpen(reqs, p.Group, p.Base); found != nil && r.set.hand.Automerge {
+			if auto, err = r.d.Requests.Automerge(ctx, found.Number); err != nil {
+				return fmt.Errorf("%w: %w", ErrRemote, err)
+			}
+			// Taken back before the push: the forge must never merge
+			// a commit a person has to merge.
+			if auto && !p.Handover.Automerge {
+				if err := r.d.Requests.SetAutomerge(ctx, found.Number, false); err != nil {
+					return fmt.Errorf("%w: taking automerge back from request %d: %w", ErrRemote, found.Number, err)
+				}
+				auto = false
 			}
 		}
 	}
@@ -67,11 +93,32 @@ func (r *run) deliver(ctx context.Context, p *Proposal) error {
 	if r.d.Requests == nil {
 		return nil
 	}
-	req, err := r.request(ctx, fp, p.Group, reqs)
+	req, err := r.request(ctx, fp, found, p.Handover, auto)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRemote, err)
 	}
 	p.Request = req
+	return nil
+}
+
+// pinsOpen is pin's open request among reqs: the one whose body carries
+// the group's marker, else any open from its branch; nil when none is
+// open.
+func pinsOpen(reqs []forge.Request, group, base string) *forge.Request {
+	var open []forge.Request
+	for _, q := range reqs {
+		if q.State == "open" {
+			open = append(open, q)
+		}
+	}
+	for i := range open {
+		if _, ok := markedFor(open[i].Body, group, base); ok {
+			return &open[i]
+		}
+	}
+	if len(open) > 0 {
+		return &open[0]
+	}
 	return nil
 }
 
@@ -117,41 +164,39 @@ func (r *run) held(ctx context.Context, t forge.Target, p *Proposal, info git.Co
 	return same, now, nil
 }
 
-// request finds pin's open request for p among reqs (the one from its
-// branch whose body carries the group's marker, else any open from its
-// branch), and updates it when its title or body differ, or opens one.
-func (r *run) request(ctx context.Context, fp forge.Proposal, group string, reqs []forge.Request) (*Request, error) {
-	var open []forge.Request
-	for _, q := range reqs {
-		if q.State == "open" {
-			open = append(open, q)
-		}
-	}
-	var found *forge.Request
-	for i := range open {
-		if _, ok := markedFor(open[i].Body, group, fp.Base); ok {
-			found = &open[i]
-			break
-		}
-	}
-	if found == nil && len(open) > 0 {
-		found = &open[0]
-	}
+// request updates found, pin's open request (nil: none), when its title
+// or body differ, or opens one; and hands it over as h says (auto: the
+// forge has automerge on for found).
+func (r *run) request(ctx context.Context, fp forge.Proposal, found *forge.Request, h Handover, auto bool) (*Request, error) {
+	var q forge.Request
+	action := "unchanged"
 	switch {
 	case found == nil:
 		got, err := r.d.Requests.Open(ctx, fp)
 		if err != nil {
 			return nil, fmt.Errorf("opening a request from %s into %s: %w", fp.Branch, fp.Base, err)
 		}
-		return &Request{Number: got.Number, URL: got.URL, Action: "opened"}, nil
+		q, action = got, "opened"
 	case found.Title == fp.Title && sameText(found.Body, fp.Body):
-		return &Request{Number: found.Number, URL: found.URL, Action: "unchanged"}, nil
+		q = *found
+	default:
+		got, err := r.d.Requests.Update(ctx, found.Number, fp)
+		if err != nil {
+			return nil, fmt.Errorf("updating request %d: %w", found.Number, err)
+		}
+		// The forge's answer to an edit may leave out who the request
+		// is handed to: what was read is what it had.
+		got.Labels, got.Assignees, got.Reviewers = found.Labels, found.Assignees, found.Reviewers
+		q, action = got, "updated"
 	}
-	got, err := r.d.Requests.Update(ctx, found.Number, fp)
+	changed, err := r.hand(ctx, q, h, auto, action == "opened", action == "updated")
 	if err != nil {
-		return nil, fmt.Errorf("updating request %d: %w", found.Number, err)
+		return nil, err
 	}
-	return &Request{Number: got.Number, URL: got.URL, Action: "updated"}, nil
+	if changed && action == "unchanged" {
+		action = "updated"
+	}
+	return &Request{Number: q.Number, URL: q.URL, Action: action}, nil
 }
 
 // sameText compares two bodies as a forge may store them: line endings

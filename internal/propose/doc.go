@@ -22,6 +22,17 @@
 // it. A forge's request is opened through a push convention or an API
 // (package forge), found again by the hidden marker in its body.
 //
+// The request's body also says what changed upstream (upstream.go): the
+// images' OCI labels, read from their configs by digest, as links (the
+// source, a comparison of the two revisions), and the release notes
+// between the two versions from the forge pin proposes to, and from no
+// other host; every label is escaped as text. The request is handed over
+// as the catalogue's propose block and the options say (handover.go):
+// labels, reviewers, assignees, and automerge, which is never set on a
+// request that holds a refusal, an accepted downgrade or a promotion, and
+// is taken back before such a commit is pushed. Outside the block's
+// schedule a run commits in its work tree and pushes nothing.
+//
 // What it does not do: merge, touch the user's checkout, lock file or
 // branches (the work tree is removed after), decide any order (package
 // resolve does), or reach a network itself: the user's git, the hosts and

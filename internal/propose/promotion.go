@@ -93,6 +93,9 @@ func (r *run) promotion(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := r.settings(in.Catalogue); err != nil {
+		return err
+	}
 	if hs := hostErrors(in.Observed); len(hs) > 0 {
 		return fmt.Errorf("%w: host %s: %w; the floors of %s are not known, nothing proposed", ErrRemote, hs[0], in.Observed.Errors[hs[0]], r.o.Promote.To)
 	}

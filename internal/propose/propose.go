@@ -43,6 +43,14 @@ type Requests interface {
 	Open(ctx context.Context, p forge.Proposal) (forge.Request, error)
 	// Update sets the title and body of request number to p's.
 	Update(ctx context.Context, number int, p forge.Proposal) (forge.Request, error)
+	// Hand adds to request q the labels and assignees of add, and asks
+	// add's reviewers for a review.
+	Hand(ctx context.Context, q forge.Request, add forge.Handover) error
+	// Automerge reports whether request number is set to be merged by
+	// the forge once its required checks pass.
+	Automerge(ctx context.Context, number int) (bool, error)
+	// SetAutomerge sets that (on), or takes it back.
+	SetAutomerge(ctx context.Context, number int, on bool) error
 }
 
 // Loader loads the catalogue and lock at the given paths and observes the
@@ -59,6 +67,9 @@ type Deps struct {
 	// Promote decides the promotion of Options.Promote in the work tree
 	// (needed, and only used, with it).
 	Promote Promoter
+	// Releases, when not nil, reads release notes on the forge pin
+	// proposes to, for the sources there that the images' labels name.
+	Releases Releases
 }
 
 // Options say what to propose, and where.
@@ -95,7 +106,12 @@ type Options struct {
 	// lock file, and its new entries are what Deps.Promote decides,
 	// not what resolving decides.
 	Promote *Promote
-	// Now bounds plausible build dates.
+	// Labels, Reviewers and Assignees, when not nil, replace the
+	// catalogue's propose settings; Automerge too.
+	Labels, Reviewers, Assignees []string
+	Automerge                    *bool
+	// Now bounds plausible build dates, and is the time the schedule is
+	// read at.
 	Now time.Time
 }
 
@@ -173,6 +189,9 @@ type Result struct {
 	Proposals []*Proposal
 	// DryRun is Options.DryRun.
 	DryRun bool
+	// Outside, when not nil, is the schedule the run was outside of:
+	// nothing was pushed.
+	Outside *Schedule
 }
 
 // Run proposes. An error leaves the checkout, its lock and the remote as

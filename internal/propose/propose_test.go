@@ -3,6 +3,7 @@ package propose
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -441,6 +442,36 @@ type fakeRequests struct {
 	open    []forge.Request
 	opened  int
 	updated int
+	// auto is the requests' automerge, by number; hands and autos the
+	// calls of Hand and SetAutomerge, in order.
+	auto  map[int]bool
+	hands []forge.Handover
+	autos []string
+	// before, when not nil, is called first by SetAutomerge.
+	before func(number int, on bool)
+}
+
+func (r *fakeRequests) Hand(_ context.Context, q forge.Request, add forge.Handover) error {
+	r.hands = append(r.hands, add)
+	x := &r.open[q.Number-1]
+	x.Labels = append(x.Labels, add.Labels...)
+	x.Assignees = append(x.Assignees, add.Assignees...)
+	x.Reviewers = append(x.Reviewers, add.Reviewers...)
+	return nil
+}
+
+func (r *fakeRequests) Automerge(_ context.Context, n int) (bool, error) { return r.auto[n], nil }
+
+func (r *fakeRequests) SetAutomerge(_ context.Context, n int, on bool) error {
+	if r.before != nil {
+		r.before(n, on)
+	}
+	if r.auto == nil {
+		r.auto = map[int]bool{}
+	}
+	r.auto[n] = on
+	r.autos = append(r.autos, fmt.Sprintf("%d %v", n, on))
+	return nil
 }
 
 // List returns every request from branch into base, open or closed.

@@ -213,7 +213,15 @@ func message(p *Proposal, tmpl *template.Template, changeID string) (title, msg,
 	if changeID != "" {
 		fmt.Fprintf(&m, "Change-Id: %s\n", changeID)
 	}
-	return title, m.String(), strings.TrimRight(text, "\n") + "\n\n" + marker(p) + "\n", nil
+	// The request's body says more than the commit: what changed
+	// upstream (read from registries and the forge, which may change
+	// between runs of the same result) and whether automerge is on.
+	body = strings.TrimRight(text, "\n") + "\n"
+	if tmpl == nil {
+		body += upstreamMarkdown(p)
+	}
+	body += handoverMarkdown(p)
+	return title, m.String(), body + "\n" + marker(p) + "\n", nil
 }
 
 // pins reports whether a commit message is one pin wrote: it ends with

@@ -26,6 +26,10 @@ type run struct {
 	wt    string // the work tree of the base
 	paths repoPaths
 	base  git.CommitInfo
+	// released are the releases read, by source repository.
+	released map[string]releasesRead
+	// set are the propose settings, read with the catalogue.
+	set settings
 }
 
 // draft is a group's change, settled before anything is committed.
@@ -56,6 +60,9 @@ func (r *run) propose(ctx context.Context) error {
 	}
 	exports, err := r.exports(in.Catalogue)
 	if err != nil {
+		return err
+	}
+	if err := r.settings(in.Catalogue); err != nil {
 		return err
 	}
 	if hs := hostErrors(in.Observed); len(hs) > 0 {
@@ -110,7 +117,9 @@ func (r *run) propose(ctx context.Context) error {
 				return err
 			}
 		}
-		p, err := r.commit(ctx, in, dr, planChanges(plan, dr), nil)
+		mods := planChanges(plan, dr)
+		r.upstream(ctx, in, plan, mods)
+		p, err := r.commit(ctx, in, dr, mods, nil)
 		if err != nil {
 			return err
 		}
@@ -268,6 +277,7 @@ func (r *run) commit(ctx context.Context, in *source.Inputs, dr *draft, mods []M
 	if r.o.Convention == forge.ConventionGerrit {
 		id = changeID(r.res.Base, dr.group, in.LockSum)
 	}
+	p.Handover = r.handover(p)
 	var err error
 	if p.Title, p.Message, p.Body, err = message(p, r.o.Template, id); err != nil {
 		return nil, err

@@ -44,6 +44,8 @@ type Proposal struct {
 	// Promotion is what the proposal promotes, when it is a promotion
 	// (pin propose --promote); nil else.
 	Promotion *Promotion `json:"promotion"`
+	// Handover is who and what the request is handed to.
+	Handover Handover `json:"handover"`
 }
 
 // Module is one module's change.
@@ -75,6 +77,12 @@ type Module struct {
 	Promoted *Promoted `json:"promoted"`
 	// Hold is the new entry's hold (a manual pick), or "".
 	Hold string `json:"hold"`
+	// AllowDowngrade is the catalogue's reason when the new entry is a
+	// downgrade it accepted, or "".
+	AllowDowngrade string `json:"allow_downgrade"`
+	// Upstream is what changed in the software, as the images' labels
+	// claim it; nil when they say nothing of it.
+	Upstream *Upstream `json:"upstream"`
 }
 
 // Image is a locked image.
@@ -143,6 +151,9 @@ const (
 	// OutcomeDeclined: a person closed the request of this very result:
 	// it is not proposed again (a new result is).
 	OutcomeDeclined Outcome = "declined"
+	// OutcomeOutsideSchedule: the run is outside the catalogue's
+	// schedule; nothing pushed, no forge asked.
+	OutcomeOutsideSchedule Outcome = "outside-schedule"
 )
 
 // Push is what a push did.
@@ -205,6 +216,7 @@ func moduleChange(d *resolve.Decision, old *lock.Module, cuts []resolve.Cutover)
 	for _, c := range cuts {
 		m.Cutover = append(m.Cutover, Cutover{Host: c.Observation.Host, Container: c.Observation.Container, Verdict: string(c.Verdict), Rule: string(c.Order.Rule)})
 	}
+	m.AllowDowngrade = n.AllowDowngrade
 	if n.Verified != "" {
 		m.Signature = &Signature{Method: string(n.Verified), Signer: n.Signer, Digest: n.Signature}
 	}
