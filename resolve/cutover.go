@@ -53,7 +53,7 @@ func (c Cutover) Safe() bool {
 	return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame || c.Verdict == VerdictNew
 }
 
-// PlanCutover previews taking over the containers of host in.Host: for
+// PlanCutover previews taking over the containers of host in.Record.Host: for
 // every container there that a module takes over, the locked image against
 // what runs. Stopped containers are previewed too: starting an older image
 // over a stopped one's data is still a downgrade.
@@ -81,7 +81,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 		tags.vouchHosts(obs)
 		lost, checked := "", false // the locked image's lost verification
 		for _, o := range obs {
-			if o.Host != in.Host {
+			if o.Host != in.Record.Host {
 				continue
 			}
 			if !checked {

@@ -32,8 +32,8 @@ import (
 // progress, when not nil, is called after each module with the number done,
 // never concurrently. in.Mode is ignored.
 func Outdated(ctx context.Context, in Input, progress func(done, total int)) []*ModuleStatus {
-	in.Mode, in.Host = ModeResolve, ""
-	in.heirs = newHeirs(in.Old, in.Catalogue, in.Elsewhere)
+	in.Mode, in.Record.Host = ModeResolve, ""
+	in.heirs = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere)
 	mods := in.Catalogue.Modules
 	out := make([]*ModuleStatus, len(mods))
 	eachModule(len(mods), in.atOnce(), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)

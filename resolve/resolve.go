@@ -19,7 +19,7 @@ import (
 // each Decision carries its own refusal or error.
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
-	in.heirs = newHeirs(in.Old, in.Catalogue, in.Elsewhere)
+	in.heirs = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere)
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired, elsewhere: in.heirs.elsewhere}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
@@ -137,8 +137,8 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		d.outcome = failed(errors.Join(errs...))
 		return d, w // without every host, the floors are not known
 	}
-	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) && !inheritsOn(in, m) {
-		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
+	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Record.Host) && !inheritsOn(in, m) {
+		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Record.Host) && len(unread) > 0 {
 			// Its runs_on names the host read, which runs nothing of it
 			// now; but a host of it the lock never read may run anything:
 			// "up to date" would be a claim nobody checked.
@@ -158,11 +158,11 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		}
 		if d.Old != nil {
 			e := d.Old
-			if hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
+			if hasHost(m, in.Record.Host) && !slices.Contains(d.Old.Hosts, in.Record.Host) {
 				// Read, and running nothing of the module: recorded, so
 				// that lock --from-host on another host knows it.
 				k := *d.Old
-				k.Hosts = entryHosts(m, d.Old, in.Host)
+				k.Hosts = entryHosts(m, d.Old, in)
 				e = &k
 			}
 			d.outcome = kept(e, d.Old)

@@ -33,7 +33,7 @@ import (
 //     container it was for there, the entry does not say);
 //   - or the entry is retired under the module's own name (removed, then
 //     added back);
-//   - or the entry is another lock's (Input.Elsewhere: another
+//   - or the entry is another lock's (Input.Record.Elsewhere: another
 //     environment's, whose host is this one's now), taken over as a
 //     retired entry is by the rules above, and also when it is the
 //     module's own entry there (same name) held against one of its
@@ -67,7 +67,7 @@ type heirs struct {
 	// host and recorded no container there.
 	unplaced map[string]map[string][]*lock.Module
 	retired  map[*lock.Module]bool
-	// elsewhere: an entry of another lock (Input.Elsewhere) → that lock;
+	// elsewhere: an entry of another lock (Input.Record.Elsewhere) → that lock;
 	// elsewhereByName: those entries by their module's name.
 	elsewhere       map[*lock.Module]string
 	elsewhereByName map[string][]*lock.Module
@@ -145,9 +145,9 @@ func (in Input) heirIndex() *heirs {
 	}
 	lastHeirs.Lock()
 	defer lastHeirs.Unlock()
-	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue || !slices.Equal(lastHeirs.elsewhere, in.Elsewhere) {
-		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue, in.Elsewhere), in.Old, in.Catalogue
-		lastHeirs.elsewhere = in.Elsewhere
+	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue || !slices.Equal(lastHeirs.elsewhere, in.Record.Elsewhere) {
+		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere), in.Old, in.Catalogue
+		lastHeirs.elsewhere = in.Record.Elsewhere
 	}
 	return lastHeirs.h
 }
@@ -281,16 +281,16 @@ func inheritedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *l
 }
 
 // inheritsOn reports whether m takes over an entry of another lock
-// (Input.Elsewhere) held against in.Host: the host moved in, and what
+// (Input.Record.Elsewhere) held against in.Record.Host: the host moved in, and what
 // ran on it is a floor the module's own entry was never held to. Reading
 // that host decides the module, then, rather than keeping its entry.
 func inheritsOn(in Input, m *catalogue.Module) bool {
-	if len(in.Elsewhere) == 0 {
+	if len(in.Record.Elsewhere) == 0 {
 		return false
 	}
 	idx := in.heirIndex()
 	for _, e := range idx.takenOver(m, nil) {
-		if idx.elsewhere[e] != "" && knowsHost(e, in.Host) {
+		if idx.elsewhere[e] != "" && knowsHost(e, in.Record.Host) {
 			return true
 		}
 	}

@@ -227,7 +227,7 @@ func TestTakeoverTies(t *testing.T) {
 	}
 }
 
-// TestTakeoverElsewhere: another lock's entries (Input.Elsewhere) are
+// TestTakeoverElsewhere: another lock's entries (Input.Record.Elsewhere) are
 // taken over as retired ones are, whatever their name (the module's own
 // name included: its entry there is another environment's), by the
 // containers they recorded or their repository on a host they were read
@@ -261,11 +261,11 @@ func TestTakeoverElsewhere(t *testing.T) {
 	if n := len(newHeirs(old, cat, nil).takenOver(m, nil)); n != 0 {
 		t.Errorf("without Elsewhere, %d entries taken over", n)
 	}
-	in := Input{Catalogue: cat, Old: old, Elsewhere: far}
+	in := Input{Catalogue: cat, Old: old, Record: Record{Elsewhere: far}}
 	if n := len(in.heirIndex().takenOver(m, nil)); n != 3 {
 		t.Errorf("heirIndex with Elsewhere: %d taken over, want 3", n)
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if n := len(in.heirIndex().takenOver(m, nil)); n != 0 {
 		t.Errorf("heirIndex reused the index of another Elsewhere: %d taken over", n)
 	}
@@ -282,7 +282,7 @@ func TestJudgeElsewhere(t *testing.T) {
 	git := renamed(catalogue.AtLeastRunning, reg)
 	older := reg.byTag["1.22.6"]
 	in := inputOf(git, reg, &lock.Lock{}, seen)
-	in.Elsewhere = []Foreign{{Lock: "pin.lock.staging.hcl", Entry: entry}}
+	in.Record.Elsewhere = []Foreign{{Lock: "pin.lock.staging.hcl", Entry: entry}}
 	j, err := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{})
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func TestJudgeElsewhere(t *testing.T) {
 	if l := p.Lock(); len(l.Retired) != 0 || len(p.TakenOver) != 0 || p.Elsewhere(entry) != "pin.lock.staging.hcl" {
 		t.Errorf("another lock's entry is written here or not named: retired %v, taken over %v, elsewhere %q", l.Retired, p.TakenOver, p.Elsewhere(entry))
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if j, _ := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{}); !j.Allowed() {
 		t.Errorf("the oracle's premise: without the other lock, 1.22.6 is %s", j.Verdict)
 	}
@@ -321,13 +321,13 @@ func TestFromHostElsewhere(t *testing.T) {
 	own := &lock.Module{Name: "git", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Digest: older.Digest, Version: "1.22.6",
 		Created: older.Created, Source: lock.SourcePin, Rule: "version", Reason: "the pin 1.22.6; no host runs this module", Hosts: []string{"host-1"}}
 	in := inputOf(git, reg, &lock.Lock{Hosts: []string{"host-1"}, Modules: []*lock.Module{own}}, seen)
-	in.Mode, in.Host = ModeFromHost, "host-0"
-	in.Elsewhere = []Foreign{{Lock: "pin.lock.production.hcl", Entry: entry}}
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
+	in.Record.Elsewhere = []Foreign{{Lock: "pin.lock.production.hcl", Entry: entry}}
 	d := Resolve(ctx, in).Decisions[0]
 	if n := d.New(); n != nil && n.Digest == older.Digest {
 		t.Errorf("lock --from-host host-0 kept 1.22.6 below the 1.27.3 host-0 ran in another environment: %+v", n)
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if n := Resolve(ctx, in).Decisions[0].New(); n == nil || n.Digest != older.Digest {
 		t.Errorf("the test's premise: without the other lock, 1.22.6 is kept; got %+v", n)
 	}

@@ -143,7 +143,7 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			continue // "pin resolve MODULE…" names none of its modules
 		}
 		rin := env.Input(o.now())
-		rin.Mode, rin.Host, rin.Only, rin.Progress = mode, o.FromHost, only, prog.moduleDone
+		rin.Mode, rin.Only, rin.Progress = mode, only, prog.moduleDone
 		plan := resolve.Resolve(ctx, rin)
 		newLock := plan.Lock()
 		// The new lock is formatted to bytes only to be written: a run

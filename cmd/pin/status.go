@@ -164,7 +164,7 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 		return withCode(exitInput, err)
 	}
 	warnOrphans(s, o.Lock, in.Catalogue)
-	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Locks: map[string]*lock.Lock{}, Now: o.now(),
+	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Record: in.Record(), Locks: map[string]*lock.Lock{}, Now: o.now(),
 		Upstream: map[string]map[string]image.Image{}}
 	// Behind upstream: each environment's candidates as pin outdated
 	// finds them, by its own lock and hosts.

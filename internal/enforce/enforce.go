@@ -199,7 +199,7 @@ func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *cat
 	} else if e.parent != nil && e.parent.Now != nil {
 		now = e.parent.Now
 	}
-	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Elsewhere: e.Elsewhere, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
+	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Record: resolve.Record{Elsewhere: e.Elsewhere}, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
 	return resolve.Judge(ctx, in, m, img, ov)
 }
 

@@ -86,6 +86,10 @@ type Input struct {
 	From, To  Env
 	// Observed holds the hosts of both environments.
 	Observed observe.Observed
+	// Record says which hosts were not read, and why (skipped under
+	// skip_unreachable, unreachable): a FROM host not read is not a host
+	// that runs nothing.
+	Record resolve.Record
 	// Old is TO's lock.
 	Old *lock.Lock
 	// Modules names the modules to promote; none: every module of the
@@ -239,8 +243,8 @@ func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) 
 			Fix: fmt.Sprintf("lift the hold first (pin promote --lift %s %s %s), or pick a build by hand (--pick)", in.From.Name, in.To.Name, m.Name)}, nil
 	}
 	for _, h := range hostsOf(m, in.From) {
-		if err := in.Observed.Errors[h]; err != nil {
-			return entry, nil, &Refusal{Module: m.Name, Kind: KindHostUnread, Why: fmt.Sprintf("host %s of %s could not be read: %v", h, in.From.Name, err),
+		if nr, ok := in.Record.Unread(h); ok {
+			return entry, nil, &Refusal{Module: m.Name, Kind: KindHostUnread, Why: nr.Sentence(h + " of " + in.From.Name),
 				Fix: "promote once every host of " + in.From.Name + " that runs it can be read: what it runs is part of what is promoted"}, nil
 		}
 	}

@@ -152,6 +152,7 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			Elsewhere:  elsewhere,
 			Observed:   hostsOf(in.Observed, e.Hosts),
 			Skipped:    skippedOf(in.Skipped, e.Hosts),
+			Host:       in.Host,
 			Registries: in.Registries,
 		}}
 		if el.Seeded == "" {
@@ -197,6 +198,7 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 		Elsewhere:  elsewhere,
 		Observed:   hostsOf(in.Observed, e.Hosts),
 		Skipped:    skippedOf(in.Skipped, e.Hosts),
+		Host:       in.Host,
 		Registries: in.Registries,
 	}}, nil
 }

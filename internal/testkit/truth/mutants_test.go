@@ -167,15 +167,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "resolve MODULE records every host as read",
 		File:        "resolve/hosts.go",
-		Anchor:      "\t\tcase in.Only != nil:\n",
-		Replacement: "\t\tcase false:\n",
+		Anchor:      "held(h.Name) || in.Only == nil && in.Record.Read(h.Name)",
+		Replacement: "held(h.Name) || in.Record.Read(h.Name)",
 		Rule:        "a command records as read exactly what it decided: \"pin resolve MODULE\" decides no other module against a host that joined",
 	},
 	{
 		Name:        "lock --from-host says up to date with a host unread",
 		File:        "resolve/resolve.go",
-		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {",
-		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Host) && len(unread) > 0 {",
+		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Record.Host) && len(unread) > 0 {",
+		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Record.Host) && len(unread) > 0 {",
 		Rule:        "lock --from-host refuses a module it touches while one of its hosts was never read, whether or not its own reading changes the entry",
 	},
 	{
@@ -263,8 +263,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "Elsewhere left empty",
 		File:        "internal/source/input.go",
-		Anchor:      "Elsewhere: in.Elsewhere, ",
-		Replacement: "",
+		Anchor:      "r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere}",
+		Replacement: "r := resolve.Record{Host: in.Host}",
 		Rule:        "a host that moves between environments takes its floors with it: what ran on it, recorded by the other environment's lock, is a floor in its new environment",
 	},
 	{

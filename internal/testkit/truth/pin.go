@@ -64,7 +64,7 @@ func runResolve(w *World, fromHost, only string) Result {
 	}
 	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, hosts), Registry: registryOf(w), Now: Now}
 	if fromHost != "" {
-		in.Mode, in.Host = resolve.ModeFromHost, fromHost
+		in.Mode, in.Record.Host = resolve.ModeFromHost, fromHost
 	}
 	if only != "" {
 		in.Only = []string{only}
@@ -107,7 +107,7 @@ func resultOf(plan *resolve.Plan) Result {
 // runPlan runs "pin plan host".
 func runPlan(w *World, hostName string) ([]Cutover, error) {
 	cuts, err := resolve.PlanCutover(context.Background(), resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock),
-		Observed: observed(w, []*Host{w.Host(hostName)}), Registry: registryOf(w), Now: Now, Host: hostName})
+		Observed: observed(w, []*Host{w.Host(hostName)}), Registry: registryOf(w), Now: Now, Record: resolve.Record{Host: hostName}})
 	var out []Cutover
 	for _, c := range cuts {
 		out = append(out, Cutover{Module: c.Module, Host: c.Observation.Host, Verdict: string(c.Verdict)})

@@ -141,7 +141,7 @@ func runEnvResolve(w *World, fromHost, only, env string) EnvRun {
 			rin.Only = []string{only}
 		}
 		if fromHost != "" {
-			rin.Mode, rin.Host = resolve.ModeFromHost, fromHost
+			rin.Mode, rin.Record.Host = resolve.ModeFromHost, fromHost
 		}
 		r := resultOf(resolve.Resolve(context.Background(), rin))
 		out.Envs = append(out.Envs, EnvResult{Name: env.Name, Result: r})
@@ -183,7 +183,7 @@ func runPromote(w *World, from, to string, modules []string, pick string) Promot
 		return Promotion{Err: why, Moved: true, Text: "refused: " + why}
 	}
 	rin := envInput(w, toEnv)
-	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Old: toEnv.Inputs.Lock,
+	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
 		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
 	if pick != "" {
 		pin.Pick = &promote.Pick{Ref: pick, Reason: "picked by the truth test"}
@@ -244,7 +244,7 @@ func runEnvPlan(w *World, hostName string) ([]Cutover, error) {
 	// (pin plan HOST reads that host alone.)
 	in := &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, []*Host{w.Host(hostName)})}
 	rin := envInput(w, envsOf(w, in, []string{w.EnvOf(hostName).Name})[0])
-	rin.Host = hostName
+	rin.Record.Host = hostName
 	cuts, err := resolve.PlanCutover(context.Background(), rin)
 	var out []Cutover
 	for _, c := range cuts {
