@@ -208,9 +208,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	var c choice
 	var dg *Refusal
 	switch {
-	case d.Old != nil && d.Old.Hold != "":
+	case holder(d.Old, d.TakenOver) != nil:
 		// A manual pick holds the entry, whatever the policy.
-		s, c, dg, err = dc.held(ctx)
+		s, c, dg, err = dc.held(ctx, holder(d.Old, d.TakenOver))
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.

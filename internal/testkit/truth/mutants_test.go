@@ -238,8 +238,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "resolve drops holds",
 		File:        "resolve/resolve.go",
-		Anchor:      "case d.Old != nil && d.Old.Hold != \"\":",
-		Replacement: "case false && d.Old != nil && d.Old.Hold != \"\":",
+		Anchor:      "case holder(d.Old, d.TakenOver) != nil:",
+		Replacement: "case false && holder(d.Old, d.TakenOver) != nil:",
 		Rule:        "resolve keeps a held entry at its image until the hold is lifted",
 	},
 	{
