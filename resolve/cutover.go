@@ -46,6 +46,21 @@ type Cutover struct {
 	Missing *Missing
 }
 
+// verdictOf is the one mapping of an order (the new image against what
+// runs) to a verdict: newer an upgrade, equal the same, older a
+// downgrade, anything else unknown, which is never safe.
+func verdictOf(res order.Result) Verdict {
+	switch res.Cmp {
+	case order.Newer:
+		return VerdictUpgrade
+	case order.Equal:
+		return VerdictSame
+	case order.Older:
+		return VerdictDowngrade
+	}
+	return VerdictUnknown
+}
+
 // Safe reports whether replacing the container is not a downgrade: an
 // upgrade, the same image, or a first start where nothing of the module
 // ran.
@@ -108,16 +123,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 					// would pull a digest nobody could read.
 					cut.Order = order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: unreadDetail(locked, cut.Order)}
 				}
-				switch cut.Order.Cmp {
-				case order.Newer:
-					cut.Verdict = VerdictUpgrade
-				case order.Equal:
-					cut.Verdict = VerdictSame
-				case order.Older:
-					cut.Verdict = VerdictDowngrade
-				default:
-					cut.Verdict = VerdictUnknown
-				}
+				cut.Verdict = verdictOf(cut.Order)
 				if lost != "" {
 					cut.Verdict, cut.Order = lostCutover(lost)
 				}

@@ -164,12 +164,12 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		switch res.Cmp {
 		case order.Newer:
 			if j.Verdict == VerdictFirst || j.Verdict == VerdictSame {
-				j.Verdict, j.Order = VerdictUpgrade, res
+				j.Verdict, j.Order = verdictOf(res), res
 			}
 			continue
 		case order.Equal:
 			if j.Verdict == VerdictFirst {
-				j.Verdict, j.Order = VerdictSame, res
+				j.Verdict, j.Order = verdictOf(res), res
 			}
 			continue
 		}
@@ -182,18 +182,15 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if failed == nil {
 			failed = &Refusal{Module: m.Name, Kind: kindOf(res), Chosen: newImg, What: what, Floor: f, Order: res, opts: opts}
 			j.Order = res
-			j.Verdict = VerdictDowngrade
-			if res.Cmp == order.Unknown {
-				j.Verdict = VerdictUnknown
-			}
+			j.Verdict = verdictOf(res)
 		}
 	}
 	if failed == nil {
 		return j, nil
 	}
 	switch {
-	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != "") &&
-		m.AllowDowngrade != "" && (!m.OneWay || m.Restore != "") && !unrecorded:
+	case old != nil && wordsAccept(m, old.AllowDowngrade, old.Restore) && newImg.Digest != "" && newImg.Digest == old.Digest &&
+		wordsAccept(m, m.AllowDowngrade, m.Restore) && !unrecorded:
 		// The lock states it, and the catalogue still does: a stale line
 		// in the lock alone accepts nothing, and it accepts the downgrade
 		// below what the lock was held against, not below a container
@@ -203,7 +200,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old.Restore != "" {
 			j.Reason += "; restore from: " + old.Restore
 		}
-	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)) && spentOn == nil:
+	case wordsAccept(m, ov.Downgrade, ov.Restore) && spentOn == nil:
 		j.Accepted = failed
 		j.Reason = "downgrade allowed: " + ov.Downgrade
 		if ov.Restore != "" {

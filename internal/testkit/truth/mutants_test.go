@@ -76,15 +76,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "one_way downgrade without restore",
 		File:        "resolve/allow.go",
-		Anchor:      `return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))`,
-		Replacement: `return catalogue.HasWords(dc.m.AllowDowngrade)`,
+		Anchor:      `return catalogue.HasWords(downgrade) && (!m.OneWay || catalogue.HasWords(restore))`,
+		Replacement: `return catalogue.HasWords(downgrade)`,
 		Rule:        "a one_way module needs restore as well as allow_downgrade",
 	},
 	{
 		Name:        "plan calls unknown the same",
 		File:        "resolve/cutover.go",
-		Anchor:      "default:\n\t\t\t\t\tcut.Verdict = VerdictUnknown",
-		Replacement: "default:\n\t\t\t\t\tcut.Verdict = VerdictSame",
+		Anchor:      "\t}\n\treturn VerdictUnknown\n}",
+		Replacement: "\t}\n\treturn VerdictSame\n}",
 		Rule:        "a cutover whose order is unknown is not safe",
 	},
 	{
