@@ -122,8 +122,8 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
 		return err
 	}
-	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
-		return err
+	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
+		return withCode(exitInput, err)
 	}
 	from, to, err := environmentPair(in.Catalogue, o.From, o.To)
 	if err != nil {
@@ -134,8 +134,8 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		return withCode(exitInput, err)
 	}
 	toEnv := envs[0]
-	if err := refuseMoved(envs); err != nil {
-		return err
+	if err := source.Moved(envs); err != nil {
+		return withCode(exitInput, err)
 	}
 	if o.Lift {
 		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)

@@ -110,15 +110,15 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			return err
 		}
 	}
-	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
-		return err
+	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
+		return withCode(exitInput, err)
 	}
 	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
 	if err != nil {
 		return err
 	}
-	if err := refuseMoved(envs); err != nil && !o.Check {
-		return err
+	if err := source.Moved(envs); err != nil && !o.Check {
+		return withCode(exitInput, err)
 	}
 	if err := modulesInEnvironments(envs, o.only()); err != nil {
 		return err

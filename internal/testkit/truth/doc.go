@@ -46,9 +46,8 @@
 // removed, stopped or replaced by a truly older build on the way, at
 // times), and steps run "pin resolve --environment X". A run that would
 // rewrite a lock still recording a moved host without deciding the host's
-// new environment is refused, nothing written, as cmd/pin refuses it
-// (refuseMoved, in package main: pin_env.go applies the same rule through
-// source.Env.Moved). The oracle (envoracle.go, hostmove_oracle.go)
+// new environment is refused, nothing written, as every command refuses
+// it (source.Moved, which pin_env.go calls as cmd/pin does). The oracle (envoracle.go, hostmove_oracle.go)
 // checks, besides 2, 3 and 5 per environment, that:
 //
 //  6. each environment's written lock never names an image truly older

@@ -269,10 +269,10 @@ var Mutants = []Mutant{
 	},
 	{
 		Name:        "a partial run is not refused",
-		File:        "internal/testkit/truth/pin_env.go",
+		File:        "internal/source/refusals.go",
 		Anchor:      "\t\t\tif deciding[m.Environment] {\n\t\t\t\tcontinue\n",
 		Replacement: "\t\t\tif true {\n\t\t\t\tcontinue\n",
-		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (cmd/pin's refuseMoved, which pin_env.go applies as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
+		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (source.Moved, which pin_env.go calls as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
 	},
 }
 

@@ -34,7 +34,7 @@ type EnvRun struct {
 	Written bool
 	Text    string
 	// Refused: the run would rewrite a lock that records a host moved
-	// into an environment it does not decide (refuseMoved).
+	// into an environment it does not decide (source.Moved).
 	Refused string
 }
 
@@ -91,27 +91,15 @@ func envInput(w *World, env *source.Env) resolve.Input {
 	return rin
 }
 
-// refuseMoved is cmd/pin's rule (refuseMoved in cmd/pin/environments.go,
-// package main, which a test kit cannot import), applied the same way
-// through source.Env.Moved: a run that rewrites the lock of an
-// environment in envs that still records a host now in an environment
-// envs does not decide is refused, nothing written. It returns why, or
-// "".
+// refuseMoved is the rule every command applies (source.Moved): a run
+// that rewrites the lock of an environment in envs that still records a
+// host now in an environment envs does not decide is refused, nothing
+// written. It returns why, or "".
 func refuseMoved(envs []*source.Env) string {
-	deciding := map[string]bool{}
-	for _, e := range envs {
-		deciding[e.Name] = true
+	if err := source.Moved(envs); err != nil {
+		return strings.Join(err.Lines, "; ")
 	}
-	var lines []string
-	for _, e := range envs {
-		for _, m := range e.Moved {
-			if deciding[m.Environment] {
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("%s recorded what ran on %s, which is environment %s's host now", filepath.Base(e.Path), m.Host, m.Environment))
-		}
-	}
-	return strings.Join(lines, "; ")
+	return ""
 }
 
 // runEnvResolve runs "pin resolve", "pin resolve only", "pin resolve
@@ -168,7 +156,7 @@ type Promotion struct {
 	Old, Lock []byte
 	// Written: pin promote would write Lock (promoted, and changed).
 	Written bool
-	// Moved: refused as cmd/pin refuses it (refuseMoved); Err says why.
+	// Moved: refused as every command refuses it (source.Moved); Err says why.
 	Moved bool
 	Text  string
 }
@@ -270,7 +258,7 @@ func runEnvOutdated(w *World) map[string]map[string][]string {
 	return out
 }
 
-// movedError is a run refused as cmd/pin refuses it (refuseMoved).
+// movedError is a run refused as every command refuses it (source.Moved).
 type movedError struct{ why string }
 
 func (e *movedError) Error() string { return "refused: " + e.why }
