@@ -7,6 +7,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
+	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/lock"
 )
@@ -74,6 +75,16 @@ func holder(old *lock.Module, takenOver []*lock.Module) *lock.Module {
 		}
 	}
 	return nil
+}
+
+// HeldBy is the entry whose hold binds module m under in (nil when none
+// does): m's own previous entry's hold, else that of an entry m takes
+// over (a rename, a removal and return, a host moved in). Resolve keeps
+// it, and a promotion that names no build skips it, as it skips a hold
+// on the module's own entry.
+func HeldBy(in Input, m *catalogue.Module) *lock.Module {
+	obs, _ := observe.Observations(m, in.Observed)
+	return holder(in.Old.Module(m.Name), in.heirIndex().takenOver(m, obs))
 }
 
 // holdFix is what to do about a held image below what runs: lift the

@@ -30,7 +30,9 @@ import (
 //     the lock was written, it names the module's repository, and it was
 //     read on one of the module's runs_on hosts without recording a
 //     container there (the same repository on the same host: which
-//     container it was for there, the entry does not say);
+//     container it was for there, the entry does not say), or it was
+//     read on no host at all (every host of it was skipped: where it ran
+//     is not known, so any module of its repository takes it over);
 //   - or the entry is retired under the module's own name (removed, then
 //     added back);
 //   - or the entry is another lock's (Input.Record.Elsewhere: another
@@ -96,6 +98,14 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue, elsewhere []Foreign) *heir
 	// What an entry of a module that left the catalogue was held against
 	// on a host where it recorded no container: its repository there.
 	place := func(e *lock.Module) {
+		if len(e.Hosts) == 0 {
+			// Read on none of its hosts (each was skipped): where it
+			// ran is not known, so its repository anywhere.
+			if h.unplaced[e.Image] == nil {
+				h.unplaced[e.Image] = map[string][]*lock.Module{}
+			}
+			h.unplaced[e.Image][""] = append(h.unplaced[e.Image][""], e)
+		}
 		for _, host := range e.Hosts {
 			if slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == host }) {
 				continue
@@ -192,6 +202,11 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 	}
 	for _, ro := range m.RunsOn {
 		for _, e := range h.unplaced[m.Image][ro.Host] {
+			add(e)
+		}
+	}
+	if len(m.RunsOn) > 0 {
+		for _, e := range h.unplaced[m.Image][""] {
 			add(e)
 		}
 	}

@@ -192,8 +192,9 @@ func TestJudgeRenamedModule(t *testing.T) {
 
 // TestTakeoverTies: which entries a module takes over. A retired entry is
 // tied to the containers it recorded, and to its repository on the hosts
-// where it recorded none; live modules' entries to the containers they
-// recorded.
+// where it recorded none, or anywhere when it was read on no host (each
+// of its hosts skipped: where it ran is not known); live modules' entries
+// to the containers they recorded.
 func TestTakeoverTies(t *testing.T) {
 	d := "sha256:" + strings.Repeat("a", 64)
 	ran := func(hostName, ctr string) []lock.Observation {
@@ -205,7 +206,7 @@ func TestTakeoverTies(t *testing.T) {
 	other := "registry.example.org/team/other"
 	never := e("never", repo, []string{"host-0"}, nil)                                       // retired, ran nothing on host-0
 	elsewhere := e("elsewhere", repo, []string{"host-9"}, nil)                               // retired, ran nothing on host-9
-	nowhere := e("nowhere", repo, nil, nil)                                                  // retired, no host at all
+	nowhere := e("nowhere", repo, nil, nil)                                                  // retired, read on no host (each skipped)
 	sibling := e("sibling", repo, []string{"host-0"}, ran("host-0", "db-b"))                 // retired, its own container
 	moved := e("moved", other, []string{"host-0"}, ran("host-0", "svc"))                     // retired, another repository, this container
 	live := e("live", other, []string{"host-0"}, ran("host-0", "svc"))                       // a module still in the catalogue
@@ -222,7 +223,7 @@ func TestTakeoverTies(t *testing.T) {
 	for _, x := range newHeirs(old, nil, nil).takenOver(m, nil) {
 		got = append(got, x.Name)
 	}
-	if want := "composed kube live moved never partly"; strings.Join(got, " ") != want {
+	if want := "composed kube live moved never nowhere partly"; strings.Join(got, " ") != want {
 		t.Errorf("taken over: %v, want %s", got, want)
 	}
 }

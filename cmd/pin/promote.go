@@ -177,7 +177,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, toEnv *source.Env, from, to *catalogue.Environment) (*promote.Result, error) {
 	rin := toEnv.Input(o.now())
 	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
-		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Held: promote.ResolveFloors{In: rin}.Held, Verifier: promote.ResolveVerifier{In: rin}}
 	if o.Pick != "" {
 		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
 	}

@@ -100,6 +100,10 @@ type Input struct {
 	Now      time.Time
 	Floors   Floors
 	Verifier Verifier
+	// Held, when not nil, is the entry of TO's lock whose hold binds a
+	// module (resolve.HeldBy: its own, or one it takes over, since a hold
+	// follows its floor through a rename); nil: the module's own entry.
+	Held func(m *catalogue.Module) *lock.Module
 }
 
 // Entry is one module of the unit promoted: its entry in TO before (nil
@@ -234,8 +238,15 @@ func runsIn(m *catalogue.Module, env Env) bool {
 func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) (Entry, *Skipped, *Refusal, error) {
 	old := in.Old.Module(m.Name)
 	entry := Entry{Module: m.Name, Old: old}
-	if old != nil && old.Hold != "" && in.Pick == nil {
-		why := fmt.Sprintf("%s's entry is held at %s by a manual pick (%q)", in.To.Name, old.Ref(), old.Hold)
+	held := old
+	if in.Held != nil {
+		held = in.Held(m)
+	}
+	if held != nil && held.Hold != "" && in.Pick == nil {
+		why := fmt.Sprintf("%s's entry is held at %s by a manual pick (%q)", in.To.Name, held.Ref(), held.Hold)
+		if held != old {
+			why = fmt.Sprintf("%s's entry for module %q, whose floor %s takes over, is held at %s by a manual pick (%q)", in.To.Name, held.Name, m.Name, held.Ref(), held.Hold)
+		}
 		if !named {
 			return entry, &Skipped{Module: m.Name, Kind: KindHeld, Why: why}, nil, nil
 		}

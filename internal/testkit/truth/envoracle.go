@@ -98,8 +98,8 @@ func heldKept(e *Env, old, b, retired map[string]Entry, except, what string) *Fa
 func (r *Runner) envSeen(m *Module, e *Env, fromHost string) []seen {
 	var out []seen
 	for _, hn := range envHosts(m, e) {
-		if fromHost != "" && hn != fromHost {
-			continue
+		if fromHost != "" && hn != fromHost || r.World.Host(hn).Down {
+			continue // not read
 		}
 		if c := r.World.Host(hn).ctr(m.Name); c != nil {
 			out = append(out, seen{hn, c, m.Builds[c.Build]})
@@ -190,8 +190,8 @@ func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 	next := map[string]map[string]floor{}
 	for _, er := range res.Envs {
 		e := w.Env(er.Name)
-		old, nw := lockEntries(w.Locks[e.Name]), lockEntries(er.Lock)
-		if f := heldKept(e, old, nw, retiredEntries(er.Lock), "", "resolve"); f != nil {
+		old, nw := r.aliased(lockEntries(w.Locks[e.Name])), r.aliased(lockEntries(er.Lock))
+		if f := heldKept(e, old, nw, r.aliased(retiredEntries(er.Lock)), "", "resolve"); f != nil {
 			return f
 		}
 		fls := maps.Clone(r.envFloors[e.Name])
@@ -292,12 +292,12 @@ func (r *Runner) envPromote(o Op) *Failure {
 		}
 		return nil
 	}
-	old, nw := lockEntries(p.Old), lockEntries(p.Lock)
+	old, nw := r.aliased(lockEntries(p.Old)), r.aliased(lockEntries(p.Lock))
 	except := ""
 	if o.Ref != "" {
 		except = o.Text
 	}
-	if f := heldKept(to, old, nw, retiredEntries(p.Lock), except, "a promotion"); f != nil {
+	if f := heldKept(to, old, nw, r.aliased(retiredEntries(p.Lock)), except, "a promotion"); f != nil {
 		return f
 	}
 	for _, n := range slices.Sorted(maps.Keys(old)) {
@@ -361,6 +361,11 @@ func (r *Runner) promotedRan(o Op, m *Module, from, to *Env, b *Build, ne Entry)
 	}
 	if ne.Hold != "" {
 		return fail("an automatic promotion recorded a hold (%q)", ne.Hold)
+	}
+	for _, hn := range envHosts(m, from) {
+		if r.World.Host(hn).Down {
+			return fail("%s, a host of %s in the module's runs_on, was not read (down, skip_unreachable): what it runs is not known, so the promotion must be refused (host-not-read)", hn, from.Name)
+		}
 	}
 	var running []seen
 	for _, s := range r.envSeen(m, from, "") {

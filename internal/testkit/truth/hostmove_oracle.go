@@ -95,7 +95,10 @@ func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 	for _, x := range r.World.Envs {
 		if x == e {
 			if l := parseLockOrNil(r.World.Locks[e.Name]); l != nil {
-				if en := l.RetiredEntry(m.Name); en != nil {
+				for _, en := range l.Retired {
+					if r.nameNow(en.Name) != m.Name {
+						continue
+					}
 					out = append(out, m.ByDigest(en.Digest))
 					for _, o := range en.Observed {
 						out = append(out, m.ByDigest(o.Digest))
@@ -114,7 +117,7 @@ func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 		}
 		for _, list := range [][]*lock.Module{l.Modules, l.Retired} {
 			for _, en := range list {
-				if en.Name != m.Name {
+				if r.nameNow(en.Name) != m.Name {
 					continue
 				}
 				held := slices.ContainsFunc(en.Hosts, func(h string) bool { return slices.Contains(e.Hosts, h) })

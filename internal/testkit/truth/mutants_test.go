@@ -274,6 +274,28 @@ var Mutants = []Mutant{
 		Replacement: "\t\t\tif true {\n\t\t\t\tcontinue\n",
 		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (source.Moved, which pin_env.go calls as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
 	},
+	// The one record of what a run read, and holds (record.go, hold.go).
+	{
+		Name:        "a skipped host is recorded as read",
+		File:        "resolve/record.go",
+		Anchor:      "\t_, no := r.NotRead[h]\n\treturn !no\n",
+		Replacement: "\tnr, no := r.NotRead[h]\n\treturn !no || nr.Why == WhySkipped\n",
+		Rule:        "what was not read is not known: a host skipped under skip_unreachable is never recorded as read, so that lock --from-host of another host refuses (hosts-not-read) rather than lock below what it runs",
+	},
+	{
+		Name:        "promotion ignores a skipped FROM host",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if nr, ok := in.Record.Unread(h); ok {",
+		Replacement: "if nr, ok := in.Record.Unread(h); ok && nr.Why != resolve.WhySkipped {",
+		Rule:        "a host skipped under skip_unreachable is never counted among every host of FROM: what it runs is not known, and the promotion is refused host-not-read",
+	},
+	{
+		Name:        "a hold does not follow its floor",
+		File:        "resolve/hold.go",
+		Anchor:      "\t\tif e.Hold != \"\" {\n\t\t\treturn e\n",
+		Replacement: "\t\tif false && e.Hold != \"\" {\n\t\t\treturn e\n",
+		Rule:        "a hold is part of the entry it was placed on and follows it wherever its floor follows (a rename): kept until lifted",
+	},
 }
 
 // TestTruthMutants breaks each rule of Mutants in a copy of the module and

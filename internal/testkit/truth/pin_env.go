@@ -73,7 +73,7 @@ func (w *World) writeLock(env string, b []byte) {
 // host of it read (with start times), the registries; each environment's
 // lock is read from its own file.
 func (w *World) inputs() *source.Inputs {
-	return &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, w.catalogueHosts())}
+	return &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, w.catalogueHosts()), Skipped: skipped(w.catalogueHosts())}
 }
 
 // envsOf splits in as cmd/pin does: names, or all.
@@ -172,7 +172,7 @@ func runPromote(w *World, from, to string, modules []string, pick string) Promot
 	}
 	rin := envInput(w, toEnv)
 	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
-		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Held: promote.ResolveFloors{In: rin}.Held, Verifier: promote.ResolveVerifier{In: rin}}
 	if pick != "" {
 		pin.Pick = &promote.Pick{Ref: pick, Reason: "picked by the truth test"}
 	}
