@@ -231,8 +231,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "automatic promotion overrides holds",
 		File:        "internal/promote/promote.go",
-		Anchor:      "if old != nil && old.Hold != \"\" && in.Pick == nil {",
-		Replacement: "if false && old != nil && old.Hold != \"\" && in.Pick == nil {",
+		Anchor:      "if held != nil && held.Hold != \"\" && in.Pick == nil {",
+		Replacement: "if false && held != nil && held.Hold != \"\" && in.Pick == nil {",
 		Rule:        "a held entry stays, in automatic promotions too, until its hold is lifted",
 	},
 	{

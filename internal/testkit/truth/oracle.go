@@ -64,7 +64,10 @@ type Runner struct {
 	// renamed to; the entries of locks written before are read under it
 	// (see aliased): a floor and its hold follow the module.
 	aliases map[string]string
-	at      int // the op being played
+	// envRenamed marks modules renamed since a lock of a history with
+	// environments last named them (see hostEvent).
+	envRenamed map[string]bool
+	at         int // the op being played
 }
 
 // NewRunner starts a history from its setup.
@@ -198,9 +201,11 @@ func (r *Runner) move(from, to string) {
 			}
 		}
 		if r.aliases == nil {
-			r.aliases = map[string]string{}
+			r.aliases, r.envRenamed = map[string]string{}, map[string]bool{}
 		}
 		r.aliases[from] = to
+		delete(r.envRenamed, from)
+		r.envRenamed[to] = true
 	}
 }
 
@@ -211,8 +216,15 @@ func (r *Runner) move(from, to string) {
 // entry waits, retired, for a module that takes over what it ran.
 func (r *Runner) takesOver(env, from, to string) bool {
 	e, ok := lockEntries(r.World.Locks[env])[from]
+	return !ok || r.tied(env, e, to)
+}
+
+// tied reports whether module to takes over entry e of env's lock: e was
+// read on none of its hosts, or one of to's hosts in env is one e was
+// read on or recorded a container on.
+func (r *Runner) tied(env string, e Entry, to string) bool {
 	m := r.World.Mod(to)
-	if !ok || len(e.Hosts) == 0 || m == nil {
+	if len(e.Hosts) == 0 || m == nil {
 		return true
 	}
 	return slices.ContainsFunc(envHosts(m, r.World.Env(env)), func(h string) bool {
@@ -228,18 +240,18 @@ func (r *Runner) nameNow(n string) string {
 	return n
 }
 
-// aliased re-keys entries by the modules' names now: an entry under a
-// name a module was renamed from is read under the name it has now, when
-// no entry has that name yet (the module takes its floor over, and its
-// hold with it).
-func (r *Runner) aliased(entries map[string]Entry) map[string]Entry {
+// aliased re-keys entries of env's lock by the modules' names now: an
+// entry under a name a module was renamed from is read under the name it
+// has now, when no entry has that name yet and the module takes it over
+// (its floor, and its hold with it).
+func (r *Runner) aliased(env string, entries map[string]Entry) map[string]Entry {
 	for _, from := range slices.Sorted(maps.Keys(r.aliases)) {
 		e, ok := entries[from]
 		if !ok {
 			continue
 		}
 		to := r.nameNow(from)
-		if _, taken := entries[to]; !taken {
+		if _, taken := entries[to]; !taken && r.tied(env, e, to) {
 			entries[to] = e
 			delete(entries, from)
 		}
