@@ -82,18 +82,14 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 	var out []Cutover
 	taken := takenOn(in)
 	for _, m := range in.Catalogue.Modules {
-		obs, missing := observe.Observations(m, in.Observed)
-		reg := in.registry(m)
-		if err := observe.Enrich(ctx, reg, m, obs); err != nil {
-			return out, fmt.Errorf("module %q: %w", m.Name, err)
+		u := look(ctx, in, m, nil)
+		obs, missing, reg, opts, locked, tags := u.obs, u.missing, u.reg, u.opts, u.old, u.tags
+		if u.enrichErr != nil {
+			return out, fmt.Errorf("module %q: %w", m.Name, u.enrichErr)
 		}
-		opts := orderOptions(m, in.Now)
-		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
 		lockedState := contentOffline
 		memo := map[string]image.Image{}
-		tags := newClaims(reg, m)
-		tags.vouchHosts(obs)
 		lost, checked := "", false // the locked image's lost verification
 		for _, o := range obs {
 			if o.Host != in.Record.Host {

@@ -92,16 +92,14 @@ func (j *Judgement) Allowed() bool { return j.Refusal == nil }
 // ones, whose floors m takes over (a module renamed, or removed and added
 // back) are floors too, as in Resolve. in.Mode is ignored.
 func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, ov Override) (*Judgement, error) {
-	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	u := look(ctx, in, m, nil)
+	if len(u.hostErrs) > 0 {
+		return nil, errors.Join(u.hostErrs...)
 	}
-	opts := orderOptions(m, in.Now)
-	reg := in.registry(m)
-	obs, _ := observe.Observations(m, in.Observed)
-	if err := observe.Enrich(ctx, reg, m, obs); err != nil {
-		return nil, err
+	if u.enrichErr != nil {
+		return nil, u.enrichErr
 	}
-	old := in.Old.Module(m.Name)
+	opts, reg, obs, old := u.opts, u.reg, u.obs, u.old
 	var oldImg *image.Image
 	if old != nil {
 		li, _, err := lockedImage(ctx, reg, m, old, opts, firstPlatform(obs, m))
@@ -113,8 +111,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
 	// The entries of other modules (or retired ones) whose floors m
 	// takes over bound the image as m's own entry does.
-	idx := in.heirIndex()
-	heirs := idx.takenOver(m, obs)
+	idx, heirs := u.idx, u.heirs
 	if len(heirs) > 0 {
 		inherited, err := inheritedFloors(ctx, reg, m, heirs, idx, opts, firstPlatform(obs, m))
 		if err != nil {
@@ -122,9 +119,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 		fl = append(fl, inherited...)
 	}
-	tags := newClaims(reg, m)
-	tags.vouchHosts(obs)
-	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: tags, heirs: heirs, heirIdx: idx}, floors: fl}
+	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: u.tags, heirs: heirs, heirIdx: idx}, floors: fl}
 	dc.claims.holdUp(fl)
 	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {

@@ -26,7 +26,7 @@ func Resolve(ctx context.Context, in Input) *Plan {
 		// What only Outdated reads (the weighed tag lists) is let go: a
 		// plan of 10,000 modules would otherwise keep every tag list until
 		// it is written.
-		d, _ := decide(ctx, in, mods[todo[i]], nil)
+		d, _ := decide(ctx, in, look(ctx, in, mods[todo[i]], nil))
 		// An entry that formats as the previous one did is that one (as
 		// an unselected module's is): a warm run of 1,100 modules kept a
 		// second copy of nearly every entry until the lock was written.
@@ -125,16 +125,16 @@ type choice struct {
 	from *lock.Module
 }
 
-// decide decides module m, and says what it weighed on the way. tags, when
-// not nil, is the account of tag claims a caller already keeps for m
-// (outdated's), so that no claim is checked twice; nil starts one.
-func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*Decision, weighed) {
+// decide decides the module u sets up (look), and says what it weighed
+// on the way.
+func decide(ctx context.Context, in Input, u *setUp) (*Decision, weighed) {
 	var w weighed
-	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
-	opts, reg := orderOptions(m, in.Now), in.registry(m)
-	d.Observations, d.Missing = observe.Observations(m, in.Observed)
-	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
-		d.outcome = failed(errors.Join(errs...))
+	m := u.m
+	d := &Decision{Module: m, Old: u.old}
+	opts, reg := u.opts, u.reg
+	d.Observations, d.Missing = u.obs, u.missing
+	if len(u.hostErrs) > 0 {
+		d.outcome = failed(errors.Join(u.hostErrs...))
 		return d, w // without every host, the floors are not known
 	}
 	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Record.Host) && !inheritsOn(in, m) {
@@ -179,12 +179,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 			return d, w
 		}
 	}
-	if err := observe.Enrich(ctx, reg, m, d.Observations); err != nil {
-		d.outcome = failed(err)
+	if u.enrichErr != nil {
+		d.outcome = failed(u.enrichErr)
 		return d, w
 	}
-	idx := in.heirIndex()
-	d.TakenOver = idx.takenOver(m, d.Observations)
+	idx := u.idx
+	d.TakenOver = u.heirs
 	d.Skew = skew(d.Observations, opts)
 	ver, err := verifierFor(in, m, d.Old)
 	if err != nil {
@@ -194,11 +194,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	if ver != nil {
 		d.Verification = ver.found
 	}
-	if tags == nil {
-		tags = newClaims(reg, m)
-		tags.vouchHosts(d.Observations)
-	}
-	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: tags, heirs: d.TakenOver, heirIdx: idx}
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: u.tags, heirs: d.TakenOver, heirIdx: idx}
 
 	// Each policy first fetches what it would lock (the pin, the
 	// candidate), then reads the floors (settle), then judges: a previous
