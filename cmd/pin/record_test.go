@@ -222,3 +222,44 @@ func TestHoldFollowsRename(t *testing.T) {
 		t.Errorf("the plan does not show the hold:\n%s", r.stdout)
 	}
 }
+
+// TestPlanComposeRenamedContainer: Compose renames a service's old
+// container "<its ID's first 12 hex digits>_<name>" while it recreates
+// it; until the new one runs, that container is still the module's
+// (the one runs_on names), so pin plan lists it and judges the lock
+// against it, as before the rename.
+func TestPlanComposeRenamedContainer(t *testing.T) {
+	w := newEnvWorld(t)
+	w.runs("h1", "1.2.0")
+	const modules = `module "app" {
+  image  = "registry.example.org/team/app"
+  policy = "at-least-running"
+  pin    = "1.1.0"
+  runs_on "h1" { container = "app" }
+}
+`
+	w.world.write([]string{"registry.example.org"}, modules)
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	c := &w.hosts["h1"].Containers[0]
+	c.ID = "b401a7120fda" + strings.Repeat("0", 52)
+	c.Name = "b401a7120fda_app"
+	b, err := w.hosts["h1"].Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w.dir, "h1.json"), string(b))
+	r := pin(t, w.dir, "plan", "h1", "--format", "json")
+	var out cutoverOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("plan: exit %d: %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	listed := false
+	for _, it := range out.Items {
+		listed = listed || it.Container == "b401a7120fda_app" && it.Verdict == "same"
+	}
+	if !listed || r.code != exitOK {
+		t.Errorf("plan h1 does not judge the renamed container b401a7120fda_app (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
