@@ -71,6 +71,9 @@ module "forge" {
 	if err != nil {
 		t.Fatalf("forgejo 1.27.3: %v\n%s", err, id)
 	}
+	if id, err = docker("inspect", "--format", "{{.Id}}", "forgejo"); err != nil {
+		t.Fatalf("inspect forgejo: %v\n%s", err, id)
+	}
 	id = strings.TrimSpace(id)
 	writeLock(t, catPath, lockPath, opts)
 	eng.handler.s.Store(server())
