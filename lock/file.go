@@ -60,15 +60,66 @@ func RemoveStale(path string) ([]string, error) {
 // A link to nothing is refused too. The file is then as it was.
 func WriteFile(path string, b []byte) (bool, error) {
 	wrote, err := atomicfile.Write(path, b, atomicfile.Options{Mode: 0o644, Owned: IsPins})
+	return wrote, writeError(err)
+}
+
+// writeError words a refusal or failure to write a lockfile, nil for nil.
+func writeError(err error) error {
 	switch {
 	case errors.Is(err, atomicfile.ErrNotOwned):
-		return false, fmt.Errorf("writing lockfile %w: it is not a lock (no pin header, and it does not parse as one); move it away or name another lockfile", err)
+		return fmt.Errorf("writing lockfile %w: it is not a lock (no pin header, and it does not parse as one); move it away or name another lockfile", err)
 	case errors.Is(err, atomicfile.ErrDanglingLink):
-		return false, fmt.Errorf("writing lockfile %w: create the file it names, or remove the link", err)
+		return fmt.Errorf("writing lockfile %w: create the file it names, or remove the link", err)
 	case err != nil:
-		return false, fmt.Errorf("writing lockfile %w", err)
+		return fmt.Errorf("writing lockfile %w", err)
 	}
-	return wrote, nil
+	return nil
+}
+
+// Write is one lock file of a run: its path and the lock to write there.
+type Write struct {
+	Path string
+	Lock *Lock
+}
+
+// WriteAll writes every lock of a run, or none: each is checked first as
+// WriteFile would refuse it (a file that is not pin's, a link to
+// nothing), and a refusal of one writes none. Then what killed writes
+// left beside each lock is removed (RemoveStale: the caller holds the
+// folder's lock), and each lock whose bytes differ from its file's is
+// written. It returns the paths written and the stale files removed. A
+// failure while writing (a full disk) stops at that file, each file
+// written so far whole (WriteFile is atomic per file).
+func WriteAll(ws []Write) (written, removed []string, err error) {
+	bytes := make([][]byte, len(ws))
+	var changed []int
+	for i, w := range ws {
+		bytes[i] = Format(w.Lock)
+		c, err := atomicfile.Check(w.Path, bytes[i], atomicfile.Options{Mode: 0o644, Owned: IsPins})
+		if err != nil {
+			return nil, nil, writeError(err)
+		}
+		if c {
+			changed = append(changed, i)
+		}
+	}
+	for _, i := range changed {
+		r, err := RemoveStale(ws[i].Path)
+		removed = append(removed, r...)
+		if err != nil {
+			return nil, removed, err
+		}
+	}
+	for _, i := range changed {
+		wrote, err := WriteFile(ws[i].Path, bytes[i])
+		if err != nil {
+			return written, removed, err
+		}
+		if wrote {
+			written = append(written, ws[i].Path)
+		}
+	}
+	return written, removed, nil
 }
 
 // IsPins reports whether b, the content of a lockfile, is a lock pin wrote:

@@ -16,7 +16,15 @@ import (
 // downgradeAllowed reports whether the catalogue states a downgrade in
 // words: allow_downgrade, and for a one_way module restore too.
 func (dc *decider) downgradeAllowed() bool {
-	return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))
+	return wordsAccept(dc.m, dc.m.AllowDowngrade, dc.m.Restore)
+}
+
+// wordsAccept is the one rule of words that accept a downgrade of module
+// m, wherever they are written (the catalogue, a lock entry, an
+// override): a reason in words (letters or digits), and for a one_way
+// module a restore in words too.
+func wordsAccept(m *catalogue.Module, downgrade, restore string) bool {
+	return catalogue.HasWords(downgrade) && (!m.OneWay || catalogue.HasWords(restore))
 }
 
 // spent reports whether the catalogue's allow_downgrade was already used,

@@ -71,7 +71,7 @@ func TestTagClaimOnUnlabelledImage(t *testing.T) {
 			if !lie && (d.New() == nil || d.New().Digest != named.Digest) {
 				t.Errorf("resolve over a lock entry 1.30.0: new %v, refusal %v, err %v; want the entry kept", d.New(), d.Refusal(), d.Err())
 			}
-			in.Host = "host-0"
+			in.Record.Host = "host-0"
 			cuts, err := PlanCutover(ctx, in)
 			if err != nil || len(cuts) != 1 {
 				t.Fatalf("plan: %v %v", cuts, err)
@@ -229,7 +229,7 @@ func TestHostTagIsAClaim(t *testing.T) {
 				Version: "1.25.0", Digest: locked.Digest, Source: "running", Hosts: []string{"host-0", "host-1"},
 				Observed: []lock.Observation{{Host: "host-1", Container: "svc", Tag: "1.25.0", Digest: locked.Digest, Version: "1.25.0"}}}}}
 			in := inputOf(m, reg, old, seen)
-			in.Mode, in.Host = ModeFromHost, "host-0"
+			in.Mode, in.Record.Host = ModeFromHost, "host-0"
 			d = Resolve(ctx, in).Decisions[0]
 			switch {
 			case lie && (d.Refusal() == nil || d.Refusal().Kind != KindUnknown):
@@ -237,7 +237,7 @@ func TestHostTagIsAClaim(t *testing.T) {
 			case !lie && (d.New() == nil || d.New().Digest != ran.Digest):
 				t.Errorf("lock --from-host host-0, the host's tag true: new %v, refusal %v", d.New(), d.Refusal())
 			}
-			in.Mode, in.Host = ModeResolve, ""
+			in.Mode, in.Record.Host = ModeResolve, ""
 			want := map[bool]Verdict{true: VerdictUnknown, false: VerdictDowngrade}[lie]
 			if c := cutoverOf(t, in, "host-0"); c.Verdict != want {
 				t.Errorf("plan host-0: %s (%s), want %s", c.Verdict, c.Order.Detail, want)
@@ -271,7 +271,7 @@ func TestRecordedIndexVersionIsContent(t *testing.T) {
 		Observed: []lock.Observation{{Host: "host-1", Container: "svc", Tag: "2.0.0", Digest: idx, Version: "2.0.0"}}}}}
 	seen := observed(m, []run{{host: "host-0", word: "1.23.2/2024-02-05+1.23.2"}}, nil)
 	in := inputOf(m, reg, old, seen)
-	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
 	d := Resolve(ctx, in).Decisions[0]
 	if n := d.New(); n != nil && n.Digest == idx {
 		t.Errorf("lock --from-host host-0 kept 1.23.1 (called 2.0.0 by the host's tag) above the 1.23.2 host-0 runs: %+v", n)

@@ -46,6 +46,21 @@ type Cutover struct {
 	Missing *Missing
 }
 
+// verdictOf is the one mapping of an order (the new image against what
+// runs) to a verdict: newer an upgrade, equal the same, older a
+// downgrade, anything else unknown, which is never safe.
+func verdictOf(res order.Result) Verdict {
+	switch res.Cmp {
+	case order.Newer:
+		return VerdictUpgrade
+	case order.Equal:
+		return VerdictSame
+	case order.Older:
+		return VerdictDowngrade
+	}
+	return VerdictUnknown
+}
+
 // Safe reports whether replacing the container is not a downgrade: an
 // upgrade, the same image, or a first start where nothing of the module
 // ran.
@@ -53,7 +68,7 @@ func (c Cutover) Safe() bool {
 	return c.Verdict == VerdictUpgrade || c.Verdict == VerdictSame || c.Verdict == VerdictNew
 }
 
-// PlanCutover previews taking over the containers of host in.Host: for
+// PlanCutover previews taking over the containers of host in.Record.Host: for
 // every container there that a module takes over, the locked image against
 // what runs. Stopped containers are previewed too: starting an older image
 // over a stopped one's data is still a downgrade.
@@ -67,21 +82,17 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 	var out []Cutover
 	taken := takenOn(in)
 	for _, m := range in.Catalogue.Modules {
-		obs, missing := observe.Observations(m, in.Observed)
-		reg := in.registry(m)
-		if err := observe.Enrich(ctx, reg, m, obs); err != nil {
-			return out, fmt.Errorf("module %q: %w", m.Name, err)
+		u := look(ctx, in, m, nil)
+		obs, missing, reg, opts, locked, tags := u.obs, u.missing, u.reg, u.opts, u.old, u.tags
+		if u.enrichErr != nil {
+			return out, fmt.Errorf("module %q: %w", m.Name, u.enrichErr)
 		}
-		opts := orderOptions(m, in.Now)
-		locked := in.Old.Module(m.Name)
 		var lockedImg *image.Image
 		lockedState := contentOffline
 		memo := map[string]image.Image{}
-		tags := newClaims(reg, m)
-		tags.vouchHosts(obs)
 		lost, checked := "", false // the locked image's lost verification
 		for _, o := range obs {
-			if o.Host != in.Host {
+			if o.Host != in.Record.Host {
 				continue
 			}
 			if !checked {
@@ -108,16 +119,7 @@ func PlanCutover(ctx context.Context, in Input) ([]Cutover, error) {
 					// would pull a digest nobody could read.
 					cut.Order = order.Result{Cmp: order.Unknown, Rule: order.RuleNone, Detail: unreadDetail(locked, cut.Order)}
 				}
-				switch cut.Order.Cmp {
-				case order.Newer:
-					cut.Verdict = VerdictUpgrade
-				case order.Equal:
-					cut.Verdict = VerdictSame
-				case order.Older:
-					cut.Verdict = VerdictDowngrade
-				default:
-					cut.Verdict = VerdictUnknown
-				}
+				cut.Verdict = verdictOf(cut.Order)
 				if lost != "" {
 					cut.Verdict, cut.Order = lostCutover(lost)
 				}

@@ -69,11 +69,7 @@ func (dc *settled) entry(c choice, dg *Refusal) *lock.Module {
 			break
 		}
 	}
-	read := ""
-	if dc.in.Mode == ModeFromHost {
-		read = dc.in.Host
-	}
-	e.Hosts = entryHosts(dc.m, dc.old, read)
+	e.Hosts = entryHosts(dc.m, dc.old, dc.in)
 	e.Observed = nil
 	for _, f := range dc.floors {
 		if !f.container() {

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
@@ -41,7 +40,7 @@ type Floor struct {
 	Entry   *lock.Module
 	Retired bool
 	// Elsewhere is, of a FloorInherited, the other lock the entry is in
-	// (Input.Elsewhere); "" for this run's previous lock.
+	// (Input.Record.Elsewhere); "" for this run's previous lock.
 	Elsewhere string
 	// content says, of a FloorLocked or FloorInherited, whether its
 	// digest's content was read; when it was not, its lines hold the
@@ -145,15 +144,15 @@ func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in
 }
 
 // recorded lists what the previous entry recorded on hosts this run did
-// not read: in ModeFromHost, every host but in.Host; else the hosts the
-// run went on without (Input.Unread, skip_unreachable).
+// not read (Input.Record): in ModeFromHost every host but the one read,
+// else the hosts the run went on without (skip_unreachable).
 func recorded(old *lock.Module, in Input) []lock.Observation {
-	if old == nil || in.Mode != ModeFromHost && len(in.Unread) == 0 {
+	if old == nil {
 		return nil
 	}
 	var out []lock.Observation
 	for _, ob := range old.Observed {
-		if in.Mode == ModeFromHost && ob.Host != in.Host || in.Mode != ModeFromHost && slices.Contains(in.Unread, ob.Host) {
+		if !in.Record.Read(ob.Host) {
 			out = append(out, ob)
 		}
 	}

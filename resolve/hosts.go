@@ -13,22 +13,18 @@ import (
 // nothing from one nobody has read.
 
 // hostsRead are the catalogue hosts whose containers a lock this run
-// writes is held against, for every module: every one (a run reads them
-// all); in ModeFromHost, the one read and those the previous lock was held
-// against; when Input.Only names modules, those the previous lock was held
-// against (the hosts were read, but only the named modules decided against
-// them: every other entry stays what it was, and a host the lock was not
-// held against stays unknown to them).
+// writes is held against, for every module: every host read (Input.Record),
+// and those the previous lock was held against (what it recorded on a host
+// not read stays a floor and in the entry); when Input.Only names modules,
+// those the previous lock was held against alone (the hosts were read,
+// but only the named modules decided against them: every other entry
+// stays what it was, and a host the lock was not held against stays
+// unknown to them). A host not read is never recorded as read.
 func hostsRead(in Input) []string {
 	held := func(h string) bool { return in.Old != nil && slices.Contains(in.Old.Hosts, h) }
 	var out []string
 	for _, h := range in.Catalogue.Hosts {
-		switch {
-		case in.Only != nil:
-			if held(h.Name) {
-				out = append(out, h.Name)
-			}
-		case in.Mode != ModeFromHost || h.Name == in.Host || held(h.Name):
+		if held(h.Name) || in.Only == nil && in.Record.Read(h.Name) {
 			out = append(out, h.Name)
 		}
 	}
@@ -37,12 +33,12 @@ func hostsRead(in Input) []string {
 }
 
 // entryHosts are the runs_on hosts of m whose containers an entry written
-// now is held against: all of them, or, when a run reads one host (read
-// not ""), that one and those the previous entry knew. Sorted, each once.
-func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
+// now is held against: those this run read (Input.Record), and those the
+// previous entry knew. Sorted, each once.
+func entryHosts(m *catalogue.Module, old *lock.Module, in Input) []string {
 	var out []string
 	for _, ro := range m.RunsOn {
-		if read == "" || ro.Host == read || knowsHost(old, ro.Host) {
+		if in.Record.Read(ro.Host) || knowsHost(old, ro.Host) {
 			out = append(out, ro.Host)
 		}
 	}
@@ -50,7 +46,7 @@ func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
 	return slices.Compact(out)
 }
 
-// unknownHosts lists, for "lock --from-host in.Host", the hosts whose
+// unknownHosts lists, for "lock --from-host in.Record.Host", the hosts whose
 // floors for module m nobody knows: a runs_on host the previous entry old
 // does not say it read (one that joined runs_on since, or any when there
 // is no entry yet), and a catalogue host the previous lock was not held
@@ -62,7 +58,7 @@ func entryHosts(m *catalogue.Module, old *lock.Module, read string) []string {
 func unknownHosts(in Input, m *catalogue.Module, old *lock.Module) []string {
 	var out []string
 	add := func(h string) {
-		if h != in.Host && !slices.Contains(out, h) && !knowsHost(old, h) {
+		if h != in.Record.Host && !slices.Contains(out, h) && !knowsHost(old, h) {
 			out = append(out, h)
 		}
 	}

@@ -69,7 +69,7 @@ func TestResolveModuleRecordsOnlyItsHosts(t *testing.T) {
 	}
 	in = input()
 	in.Old = p.Lock()
-	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
 	in.Observed = observeAll(map[string]*host.Snapshot{"host-0": in.Observed.Snapshots["host-0"]})
 	d := Resolve(ctx, in).Decisions[1]
 	if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {
@@ -95,7 +95,7 @@ func TestFromHostRefusesWhenNothingRunsThere(t *testing.T) {
 	in.Old.Hosts = []string{"host-0", "host-1"}
 	s0 := in.Observed.Snapshots["host-0"]
 	s0.Containers = s0.Containers[1:] // a's container is gone from host-0
-	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
 	in.Observed = observeAll(map[string]*host.Snapshot{"host-0": s0})
 	d := Resolve(ctx, in).Decisions[0]
 	if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {

@@ -33,7 +33,7 @@ const (
 	// ModeResolve decides every module against every host ("pin resolve").
 	ModeResolve Mode = iota
 	// ModeFromHost records what one host runs ("pin lock --from-host"):
-	// Input.Host is the host read. Modules that take over nothing on it keep
+	// Input.Record.Host is the host read. Modules that take over nothing on it keep
 	// their entry; the others keep every floor the previous lock recorded
 	// for the hosts not read, and track-upstream weighs what runs against
 	// the previous entry instead of upstream tags.
@@ -44,14 +44,11 @@ const (
 type Input struct {
 	Catalogue *catalogue.Catalogue
 	Old       *lock.Lock
-	// Elsewhere are entries of other locks (another environment's) that
-	// were held against a host of this catalogue: a host moved between
-	// environments. Each is a floor for the modules that take over what it
-	// recorded, as a retired entry is (see takeover.go), and is never
-	// written to this lock: its own lock keeps it. A floor belongs to what
-	// ran on a host, not to the environment the host was in.
-	Elsewhere []Foreign
 	Observed  observe.Observed
+	// Record is what the run knows besides what the hosts answered: the
+	// hosts not read and why, the one host asked alone, other locks
+	// held against its hosts (see Record).
+	Record Record
 	// Registry returns the source to ask for a repository, or nil when none
 	// may be asked (offline, no mirror).
 	Registry func(repo string) Registry
@@ -63,13 +60,6 @@ type Input struct {
 	// Now bounds plausible build dates.
 	Now  time.Time
 	Mode Mode
-	// Unread are the hosts the run went on without (skip_unreachable):
-	// what the previous entry recorded on them stays a floor and in the
-	// entry (FloorRecorded), as for the hosts lock --from-host does not
-	// read.
-	Unread []string
-	// Host is the host read in ModeFromHost.
-	Host string
 	// Only, when not nil, names the modules Resolve decides ("pin resolve
 	// MODULE…"): every other module keeps its previous lock entry as it is
 	// (none, if it had none), is not asked about, and a module gone from

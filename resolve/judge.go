@@ -92,16 +92,14 @@ func (j *Judgement) Allowed() bool { return j.Refusal == nil }
 // ones, whose floors m takes over (a module renamed, or removed and added
 // back) are floors too, as in Resolve. in.Mode is ignored.
 func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, ov Override) (*Judgement, error) {
-	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	u := look(ctx, in, m, nil)
+	if len(u.hostErrs) > 0 {
+		return nil, errors.Join(u.hostErrs...)
 	}
-	opts := orderOptions(m, in.Now)
-	reg := in.registry(m)
-	obs, _ := observe.Observations(m, in.Observed)
-	if err := observe.Enrich(ctx, reg, m, obs); err != nil {
-		return nil, err
+	if u.enrichErr != nil {
+		return nil, u.enrichErr
 	}
-	old := in.Old.Module(m.Name)
+	opts, reg, obs, old := u.opts, u.reg, u.obs, u.old
 	var oldImg *image.Image
 	if old != nil {
 		li, _, err := lockedImage(ctx, reg, m, old, opts, firstPlatform(obs, m))
@@ -113,8 +111,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
 	// The entries of other modules (or retired ones) whose floors m
 	// takes over bound the image as m's own entry does.
-	idx := in.heirIndex()
-	heirs := idx.takenOver(m, obs)
+	idx, heirs := u.idx, u.heirs
 	if len(heirs) > 0 {
 		inherited, err := inheritedFloors(ctx, reg, m, heirs, idx, opts, firstPlatform(obs, m))
 		if err != nil {
@@ -122,9 +119,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		}
 		fl = append(fl, inherited...)
 	}
-	tags := newClaims(reg, m)
-	tags.vouchHosts(obs)
-	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: tags, heirs: heirs, heirIdx: idx}, floors: fl}
+	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: u.tags, heirs: heirs, heirIdx: idx}, floors: fl}
 	dc.claims.holdUp(fl)
 	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
@@ -164,12 +159,12 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		switch res.Cmp {
 		case order.Newer:
 			if j.Verdict == VerdictFirst || j.Verdict == VerdictSame {
-				j.Verdict, j.Order = VerdictUpgrade, res
+				j.Verdict, j.Order = verdictOf(res), res
 			}
 			continue
 		case order.Equal:
 			if j.Verdict == VerdictFirst {
-				j.Verdict, j.Order = VerdictSame, res
+				j.Verdict, j.Order = verdictOf(res), res
 			}
 			continue
 		}
@@ -182,18 +177,15 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if failed == nil {
 			failed = &Refusal{Module: m.Name, Kind: kindOf(res), Chosen: newImg, What: what, Floor: f, Order: res, opts: opts}
 			j.Order = res
-			j.Verdict = VerdictDowngrade
-			if res.Cmp == order.Unknown {
-				j.Verdict = VerdictUnknown
-			}
+			j.Verdict = verdictOf(res)
 		}
 	}
 	if failed == nil {
 		return j, nil
 	}
 	switch {
-	case old != nil && old.AllowDowngrade != "" && newImg.Digest != "" && newImg.Digest == old.Digest && (!m.OneWay || old.Restore != "") &&
-		m.AllowDowngrade != "" && (!m.OneWay || m.Restore != "") && !unrecorded:
+	case old != nil && wordsAccept(m, old.AllowDowngrade, old.Restore) && newImg.Digest != "" && newImg.Digest == old.Digest &&
+		wordsAccept(m, m.AllowDowngrade, m.Restore) && !unrecorded:
 		// The lock states it, and the catalogue still does: a stale line
 		// in the lock alone accepts nothing, and it accepts the downgrade
 		// below what the lock was held against, not below a container
@@ -203,7 +195,7 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 		if old.Restore != "" {
 			j.Reason += "; restore from: " + old.Restore
 		}
-	case catalogue.HasWords(ov.Downgrade) && (!m.OneWay || catalogue.HasWords(ov.Restore)) && spentOn == nil:
+	case wordsAccept(m, ov.Downgrade, ov.Restore) && spentOn == nil:
 		j.Accepted = failed
 		j.Reason = "downgrade allowed: " + ov.Downgrade
 		if ov.Restore != "" {

@@ -38,14 +38,14 @@ type Missing struct {
 	Why string
 }
 
-// takenOn lists the containers of host in.Host that some module takes
+// takenOn lists the containers of host in.Record.Host that some module takes
 // over.
 func takenOn(in Input) map[string]bool {
 	taken := map[string]bool{}
 	for _, m := range in.Catalogue.Modules {
 		obs, _ := observe.Observations(m, in.Observed)
 		for _, o := range obs {
-			if o.Host == in.Host {
+			if o.Host == in.Record.Host {
 				taken[o.Container] = true
 			}
 		}
@@ -53,37 +53,37 @@ func takenOn(in Input) map[string]bool {
 	return taken
 }
 
-// missingOn previews the runs_on targets of m on host in.Host that were
+// missingOn previews the runs_on targets of m on host in.Record.Host that were
 // not found (missing, as observe.Observations lists them: "host/target"):
 // VerdictMissing where something of m ran there or may run there under
 // another name, else VerdictNew.
 func missingOn(in Input, m *catalogue.Module, locked *lock.Module, missing []string, taken map[string]bool) []Cutover {
 	var out []Cutover
 	for _, miss := range missing {
-		target, ok := strings.CutPrefix(miss, in.Host+"/")
+		target, ok := strings.CutPrefix(miss, in.Record.Host+"/")
 		if !ok {
 			continue
 		}
-		ms := &Missing{Target: target, Where: runsOnWhere(m, in.Host, target), Strays: strays(in.Observed.Snapshots[in.Host], m, taken)}
+		ms := &Missing{Target: target, Where: runsOnWhere(m, in.Record.Host, target), Strays: strays(in.Observed.Snapshots[in.Record.Host], m, taken)}
 		// What ran there is recorded by the module's entry, or by an entry
 		// whose floor it takes over (a renamed module's, another
 		// environment's from before the host moved).
-		ms.Recorded = recordedOn(locked, in.Host) || slices.ContainsFunc(in.heirIndex().takenOver(m, nil), func(e *lock.Module) bool { return recordedOn(e, in.Host) })
-		cut := Cutover{Module: m.Name, Observation: observe.Observation{Host: in.Host, Container: target, State: StateMissing}, Locked: locked, Missing: ms}
-		what := fmt.Sprintf("module %q takes over %s on %s (runs_on %q, %s), and %s has none", m.Name, target, in.Host, in.Host, ms.Where, in.Host)
+		ms.Recorded = recordedOn(locked, in.Record.Host) || slices.ContainsFunc(in.heirIndex().takenOver(m, nil), func(e *lock.Module) bool { return recordedOn(e, in.Record.Host) })
+		cut := Cutover{Module: m.Name, Observation: observe.Observation{Host: in.Record.Host, Container: target, State: StateMissing}, Locked: locked, Missing: ms}
+		what := fmt.Sprintf("module %q takes over %s on %s (runs_on %q, %s), and %s has none", m.Name, target, in.Record.Host, in.Record.Host, ms.Where, in.Record.Host)
 		if !strings.Contains(target, " ") {
-			what = fmt.Sprintf("module %q takes over the container %s on %s (runs_on %q, %s), and %s has no container of that name", m.Name, target, in.Host, in.Host, ms.Where, in.Host)
+			what = fmt.Sprintf("module %q takes over the container %s on %s (runs_on %q, %s), and %s has no container of that name", m.Name, target, in.Record.Host, in.Record.Host, ms.Where, in.Record.Host)
 		}
 		switch {
 		case len(ms.Strays) > 0 || ms.Recorded:
 			cut.Verdict = VerdictMissing
-			ms.Why = what + missingFix(m, in.Host, target, ms)
+			ms.Why = what + missingFix(m, in.Record.Host, target, ms)
 		case locked == nil:
 			cut.Verdict = VerdictUnlocked
-			ms.Why = what + fmt.Sprintf(": nothing of the module runs on %s, and the lock names no image for it yet: run pin resolve", in.Host)
+			ms.Why = what + fmt.Sprintf(": nothing of the module runs on %s, and the lock names no image for it yet: run pin resolve", in.Record.Host)
 		default:
 			cut.Verdict = VerdictNew
-			ms.Why = what + fmt.Sprintf(": nothing of the module runs on %s, and the lock recorded none there. The lock would start it there for the first time", in.Host)
+			ms.Why = what + fmt.Sprintf(": nothing of the module runs on %s, and the lock recorded none there. The lock would start it there for the first time", in.Record.Host)
 		}
 		out = append(out, cut)
 	}

@@ -124,7 +124,7 @@ func TestFromHostLeavesOtherModules(t *testing.T) {
 	onH1 := &catalogue.Module{Name: "a", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h1", Container: "a"}}}
 	elsewhere := &catalogue.Module{Name: "b", Image: repo, Policy: catalogue.AtLeastRunning, RunsOn: []catalogue.RunsOn{{Host: "h2", Container: "b"}}}
 	p := Resolve(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{onH1, elsewhere}},
-		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), Mode: ModeFromHost, Host: "h1"})
+		Observed: observe.Observed{Snapshots: map[string]*host.Snapshot{"h1": snap}}, Now: time.Now(), Mode: ModeFromHost, Record: Record{Host: "h1"}})
 	if p.Refused() || p.Failed() {
 		t.Fatalf("refused or failed: %v %v", p.Decisions[0].Refusal(), p.Decisions[1].Refusal())
 	}

@@ -32,8 +32,8 @@ import (
 // progress, when not nil, is called after each module with the number done,
 // never concurrently. in.Mode is ignored.
 func Outdated(ctx context.Context, in Input, progress func(done, total int)) []*ModuleStatus {
-	in.Mode, in.Host = ModeResolve, ""
-	in.heirs = newHeirs(in.Old, in.Catalogue, in.Elsewhere)
+	in.Mode, in.Record.Host = ModeResolve, ""
+	in.heirs = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere)
 	mods := in.Catalogue.Modules
 	out := make([]*ModuleStatus, len(mods))
 	eachModule(len(mods), in.atOnce(), func(i int) { out[i] = checkModule(ctx, in, mods[i]) }, progress)
@@ -52,22 +52,20 @@ type checker struct {
 }
 
 func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStatus {
-	s := &ModuleStatus{Module: m, Locked: in.Old.Module(m.Name)}
-	c := &checker{in: in, m: m, opts: orderOptions(m, in.Now), reg: in.registry(m), s: s}
-	c.tags = newClaims(c.reg, m)
-	hostErrs := observe.HostErrors(m, in.Observed)
-	for _, err := range hostErrs {
+	u := look(ctx, in, m, nil)
+	s := &ModuleStatus{Module: m, Locked: u.old}
+	c := &checker{in: in, m: m, opts: u.opts, reg: u.reg, s: s, tags: u.tags}
+	for _, err := range u.hostErrs {
 		c.fail(err)
 	}
-	hostFailed := len(hostErrs) > 0
-	obs, missing := observe.Observations(m, in.Observed)
-	s.Missing = missing
-	enrichErr := observe.Enrich(ctx, c.reg, m, obs)
+	hostFailed := len(u.hostErrs) > 0
+	obs := u.obs
+	s.Missing = u.missing
+	enrichErr := u.enrichErr
 	if enrichErr != nil {
 		c.fail(enrichErr)
 	}
 	var floors []observe.Observation
-	c.tags.vouchHosts(obs)
 	for _, o := range obs {
 		if IsFloor(o) {
 			floors = append(floors, o)
@@ -87,7 +85,7 @@ func checkModule(ctx context.Context, in Input, m *catalogue.Module) *ModuleStat
 	var d *Decision
 	var w weighed
 	if !hostFailed && enrichErr == nil && regOK {
-		d, w = decide(ctx, in, m, c.tags)
+		d, w = decide(ctx, in, u)
 	}
 	if s.Locked == nil {
 		c.add(StatusUnlocked, fmt.Sprintf("the lock has no entry for module %q; run \"pin resolve\"", m.Name))

@@ -159,7 +159,7 @@ const (
 func (p *Plan) WasRetired(e *lock.Module) bool { return p.retired[e] }
 
 // Elsewhere is the lock file entry e is in when it is another lock's
-// (Input.Elsewhere), else "".
+// (Input.Record.Elsewhere), else "".
 func (p *Plan) Elsewhere(e *lock.Module) string { return p.elsewhere[e] }
 
 // Refused reports whether any module was refused.

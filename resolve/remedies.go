@@ -88,12 +88,12 @@ func nothingRefusal(m *catalogue.Module, opts order.Options, obs []observe.Obser
 		fix: fmt.Sprintf("there is nothing to lock: no pin, no upstream candidate and no container that has run (%s). Add pin = \"<tag>@sha256:<digest>\" to module %q", strings.Join(missing, ", "), m.Name)}
 }
 
-// KindUnreadHosts: "lock --from-host in.Host", for module m one of whose
+// KindUnreadHosts: "lock --from-host in.Record.Host", for module m one of whose
 // hosts (unread) the lock has no record of.
 func unreadHostsRefusal(in Input, m *catalogue.Module, unread []string) *Refusal {
 	return &Refusal{Module: m.Name, Kind: KindUnreadHosts,
 		fix: fmt.Sprintf("lock --from-host %s reads %s alone, and the lock has no record of what %s run(s) for module %q (a host added to runs_on or to the catalogue since, one only \"pin resolve MODULE\" for other modules read, or a lock written before pin recorded the hosts it read): their floors are not known. Run \"pin resolve\" (it reads every host), or \"pin lock --from-host\" on each of them first",
-			in.Host, in.Host, strings.Join(unread, ", "), m.Name)}
+			in.Record.Host, in.Record.Host, strings.Join(unread, ", "), m.Name)}
 }
 
 // KindLockUnread, KindLockUnreadOffline: a previous entry (floor f; old,

@@ -19,14 +19,14 @@ import (
 // each Decision carries its own refusal or error.
 func Resolve(ctx context.Context, in Input) *Plan {
 	mods := in.Catalogue.Modules
-	in.heirs = newHeirs(in.Old, in.Catalogue, in.Elsewhere)
+	in.heirs = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere)
 	p := &Plan{Decisions: make([]*Decision, len(mods)), Hosts: hostsRead(in), retired: in.heirs.retired, elsewhere: in.heirs.elsewhere}
 	todo := in.selected(p)
 	eachModule(len(todo), in.atOnce(), func(i int) {
 		// What only Outdated reads (the weighed tag lists) is let go: a
 		// plan of 10,000 modules would otherwise keep every tag list until
 		// it is written.
-		d, _ := decide(ctx, in, mods[todo[i]], nil)
+		d, _ := decide(ctx, in, look(ctx, in, mods[todo[i]], nil))
 		// An entry that formats as the previous one did is that one (as
 		// an unselected module's is): a warm run of 1,100 modules kept a
 		// second copy of nearly every entry until the lock was written.
@@ -125,20 +125,20 @@ type choice struct {
 	from *lock.Module
 }
 
-// decide decides module m, and says what it weighed on the way. tags, when
-// not nil, is the account of tag claims a caller already keeps for m
-// (outdated's), so that no claim is checked twice; nil starts one.
-func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*Decision, weighed) {
+// decide decides the module u sets up (look), and says what it weighed
+// on the way.
+func decide(ctx context.Context, in Input, u *setUp) (*Decision, weighed) {
 	var w weighed
-	d := &Decision{Module: m, Old: in.Old.Module(m.Name)}
-	opts, reg := orderOptions(m, in.Now), in.registry(m)
-	d.Observations, d.Missing = observe.Observations(m, in.Observed)
-	if errs := observe.HostErrors(m, in.Observed); len(errs) > 0 {
-		d.outcome = failed(errors.Join(errs...))
+	m := u.m
+	d := &Decision{Module: m, Old: u.old}
+	opts, reg := u.opts, u.reg
+	d.Observations, d.Missing = u.obs, u.missing
+	if len(u.hostErrs) > 0 {
+		d.outcome = failed(errors.Join(u.hostErrs...))
 		return d, w // without every host, the floors are not known
 	}
-	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Host) && !inheritsOn(in, m) {
-		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {
+	if in.Mode == ModeFromHost && !runsOn(d.Observations, in.Record.Host) && !inheritsOn(in, m) {
+		if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Record.Host) && len(unread) > 0 {
 			// Its runs_on names the host read, which runs nothing of it
 			// now; but a host of it the lock never read may run anything:
 			// "up to date" would be a claim nobody checked.
@@ -158,11 +158,11 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 		}
 		if d.Old != nil {
 			e := d.Old
-			if hasHost(m, in.Host) && !slices.Contains(d.Old.Hosts, in.Host) {
+			if hasHost(m, in.Record.Host) && !slices.Contains(d.Old.Hosts, in.Record.Host) {
 				// Read, and running nothing of the module: recorded, so
 				// that lock --from-host on another host knows it.
 				k := *d.Old
-				k.Hosts = entryHosts(m, d.Old, in.Host)
+				k.Hosts = entryHosts(m, d.Old, in)
 				e = &k
 			}
 			d.outcome = kept(e, d.Old)
@@ -179,12 +179,12 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 			return d, w
 		}
 	}
-	if err := observe.Enrich(ctx, reg, m, d.Observations); err != nil {
-		d.outcome = failed(err)
+	if u.enrichErr != nil {
+		d.outcome = failed(u.enrichErr)
 		return d, w
 	}
-	idx := in.heirIndex()
-	d.TakenOver = idx.takenOver(m, d.Observations)
+	idx := u.idx
+	d.TakenOver = u.heirs
 	d.Skew = skew(d.Observations, opts)
 	ver, err := verifierFor(in, m, d.Old)
 	if err != nil {
@@ -194,11 +194,7 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	if ver != nil {
 		d.Verification = ver.found
 	}
-	if tags == nil {
-		tags = newClaims(reg, m)
-		tags.vouchHosts(d.Observations)
-	}
-	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: tags, heirs: d.TakenOver, heirIdx: idx}
+	dc := &decider{in: in, m: m, opts: opts, reg: reg, old: d.Old, obs: d.Observations, ver: ver, claims: u.tags, heirs: d.TakenOver, heirIdx: idx}
 
 	// Each policy first fetches what it would lock (the pin, the
 	// candidate), then reads the floors (settle), then judges: a previous
@@ -208,9 +204,9 @@ func decide(ctx context.Context, in Input, m *catalogue.Module, tags *claims) (*
 	var c choice
 	var dg *Refusal
 	switch {
-	case d.Old != nil && d.Old.Hold != "":
+	case holder(d.Old, d.TakenOver) != nil:
 		// A manual pick holds the entry, whatever the policy.
-		s, c, dg, err = dc.held(ctx)
+		s, c, dg, err = dc.held(ctx, holder(d.Old, d.TakenOver))
 	case in.Mode == ModeFromHost && m.Policy == catalogue.TrackUpstream:
 		// Recording a host: what runs against the previous entry, no
 		// upstream tag asked.

@@ -371,7 +371,7 @@ func TestReview2FromHostIgnoresLabelHosts(t *testing.T) {
 	// host-0 moves to 1.25.0; pin lock --from-host host-0.
 	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, observed(m, []run{{host: "host-0", word: "1.25.0/2026-05-01+1.25.0"}}, nil))
 	in.Catalogue.Hosts = []*catalogue.Host{{Name: "host-0"}, {Name: "host-3"}}
-	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
 	d := Resolve(ctx, in).Decisions[0]
 	if d.New() != nil {
 		t.Errorf("lock --from-host host-0 locked %s (%q) with host-3, a catalogue host never read for the module (which takes over pin.module=svc on any host), not refused",

@@ -152,7 +152,7 @@ func (r *indexRegistry) Tags(ctx context.Context, repoName string) ([]string, er
 
 func cutoverOf(t *testing.T, in Input, hostName string) Cutover {
 	t.Helper()
-	in.Host = hostName
+	in.Record.Host = hostName
 	cuts, err := PlanCutover(context.Background(), in)
 	if err != nil {
 		t.Logf("plan %s: %v", hostName, err)
@@ -325,7 +325,7 @@ func reasonOf(e *lock.Module) string {
 // --from-host host-0", exit 0; "pin resolve" would lock 1.27.3.
 //
 // FIX: resolve.go decide, ModeFromHost: a module that runs on a host other
-// than in.Host for which the previous entry records no observation (or
+// than in.Record.Host for which the previous entry records no observation (or
 // there is no entry) has an unknown floor there: refuse (KindUnknown,
 // "what host-1 runs is not known to this command: run pin resolve, or pin
 // lock --from-host host-1 first"), or leave the module to "pin resolve" as
@@ -339,7 +339,7 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 	t.Run("no previous lock", func(t *testing.T) {
 		m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning, Pin: pinOf("1.22.6", reg.byTag["1.22.6"])}
 		in := inputOf(m, reg, nil, observed(m, runs, []string{"host-0"}))
-		in.Mode, in.Host = ModeFromHost, "host-0"
+		in.Mode, in.Record.Host = ModeFromHost, "host-0"
 		d := Resolve(context.Background(), in).Decisions[0]
 		if d.New() != nil {
 			t.Errorf("lock --from-host host-0 locked %s (%s) while host-1, not read and recorded nowhere, runs 1.27.3", d.New().Tag, d.New().Reason)
@@ -356,7 +356,7 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 		old := &lock.Lock{Modules: []*lock.Module{first.New()}}
 		m.RunsOn = nil
 		in := inputOf(m, reg, old, observed(m, runs, []string{"host-0"}))
-		in.Mode, in.Host = ModeFromHost, "host-0"
+		in.Mode, in.Record.Host = ModeFromHost, "host-0"
 		d := Resolve(context.Background(), in).Decisions[0]
 		if d.Refusal() == nil || d.Refusal().Kind != KindUnreadHosts || !strings.Contains(d.Refusal().Error(), "host-1") {
 			t.Errorf("lock --from-host host-0 after host-1 joined: new %v refusal %v; want hosts-not-read naming host-1", d.New(), d.Refusal())
@@ -375,7 +375,7 @@ func TestReviewFromHostForgetsHostsNotRecorded(t *testing.T) {
 		}
 		in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, observed(m, runs[:1], nil))
 		in.Observed.Snapshots = map[string]*host.Snapshot{"host-0": seen.Snapshots["host-0"]}
-		in.Mode, in.Host = ModeFromHost, "host-0"
+		in.Mode, in.Record.Host = ModeFromHost, "host-0"
 		if d := Resolve(context.Background(), in).Decisions[0]; d.New() == nil {
 			t.Errorf("lock --from-host host-0 with standby recorded as running nothing: %v %v", d.Refusal(), d.Err())
 		}
@@ -579,7 +579,7 @@ func TestReviewFromHostRewritesRecordedObservations(t *testing.T) {
 	}
 	one := observe.Observed{Snapshots: map[string]*host.Snapshot{"host-0": all.Snapshots["host-0"]}, Errors: map[string]error{}}
 	in := inputOf(m, reg, &lock.Lock{Modules: []*lock.Module{first.New()}}, one)
-	in.Mode, in.Host = ModeFromHost, "host-0"
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
 	second := Resolve(context.Background(), in).Decisions[0]
 	if second.Err() != nil || second.Refusal() != nil {
 		t.Fatalf("lock --from-host host-0: %v %v", second.Err(), second.Refusal())

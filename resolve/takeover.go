@@ -30,10 +30,12 @@ import (
 //     the lock was written, it names the module's repository, and it was
 //     read on one of the module's runs_on hosts without recording a
 //     container there (the same repository on the same host: which
-//     container it was for there, the entry does not say);
+//     container it was for there, the entry does not say), or it was
+//     read on no host at all (every host of it was skipped: where it ran
+//     is not known, so any module of its repository takes it over);
 //   - or the entry is retired under the module's own name (removed, then
 //     added back);
-//   - or the entry is another lock's (Input.Elsewhere: another
+//   - or the entry is another lock's (Input.Record.Elsewhere: another
 //     environment's, whose host is this one's now), taken over as a
 //     retired entry is by the rules above, and also when it is the
 //     module's own entry there (same name) held against one of its
@@ -67,7 +69,7 @@ type heirs struct {
 	// host and recorded no container there.
 	unplaced map[string]map[string][]*lock.Module
 	retired  map[*lock.Module]bool
-	// elsewhere: an entry of another lock (Input.Elsewhere) → that lock;
+	// elsewhere: an entry of another lock (Input.Record.Elsewhere) → that lock;
 	// elsewhereByName: those entries by their module's name.
 	elsewhere       map[*lock.Module]string
 	elsewhereByName map[string][]*lock.Module
@@ -96,6 +98,14 @@ func newHeirs(old *lock.Lock, c *catalogue.Catalogue, elsewhere []Foreign) *heir
 	// What an entry of a module that left the catalogue was held against
 	// on a host where it recorded no container: its repository there.
 	place := func(e *lock.Module) {
+		if len(e.Hosts) == 0 {
+			// Read on none of its hosts (each was skipped): where it
+			// ran is not known, so its repository anywhere.
+			if h.unplaced[e.Image] == nil {
+				h.unplaced[e.Image] = map[string][]*lock.Module{}
+			}
+			h.unplaced[e.Image][""] = append(h.unplaced[e.Image][""], e)
+		}
 		for _, host := range e.Hosts {
 			if slices.ContainsFunc(e.Observed, func(o lock.Observation) bool { return o.Host == host }) {
 				continue
@@ -145,9 +155,9 @@ func (in Input) heirIndex() *heirs {
 	}
 	lastHeirs.Lock()
 	defer lastHeirs.Unlock()
-	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue || !slices.Equal(lastHeirs.elsewhere, in.Elsewhere) {
-		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue, in.Elsewhere), in.Old, in.Catalogue
-		lastHeirs.elsewhere = in.Elsewhere
+	if lastHeirs.h == nil || lastHeirs.old != in.Old || lastHeirs.cat != in.Catalogue || !slices.Equal(lastHeirs.elsewhere, in.Record.Elsewhere) {
+		lastHeirs.h, lastHeirs.old, lastHeirs.cat = newHeirs(in.Old, in.Catalogue, in.Record.Elsewhere), in.Old, in.Catalogue
+		lastHeirs.elsewhere = in.Record.Elsewhere
 	}
 	return lastHeirs.h
 }
@@ -192,6 +202,11 @@ func (h *heirs) takenOver(m *catalogue.Module, obs []observe.Observation) []*loc
 	}
 	for _, ro := range m.RunsOn {
 		for _, e := range h.unplaced[m.Image][ro.Host] {
+			add(e)
+		}
+	}
+	if len(m.RunsOn) > 0 {
+		for _, e := range h.unplaced[m.Image][""] {
 			add(e)
 		}
 	}
@@ -281,16 +296,16 @@ func inheritedImage(ctx context.Context, reg Registry, m *catalogue.Module, e *l
 }
 
 // inheritsOn reports whether m takes over an entry of another lock
-// (Input.Elsewhere) held against in.Host: the host moved in, and what
+// (Input.Record.Elsewhere) held against in.Record.Host: the host moved in, and what
 // ran on it is a floor the module's own entry was never held to. Reading
 // that host decides the module, then, rather than keeping its entry.
 func inheritsOn(in Input, m *catalogue.Module) bool {
-	if len(in.Elsewhere) == 0 {
+	if len(in.Record.Elsewhere) == 0 {
 		return false
 	}
 	idx := in.heirIndex()
 	for _, e := range idx.takenOver(m, nil) {
-		if idx.elsewhere[e] != "" && knowsHost(e, in.Host) {
+		if idx.elsewhere[e] != "" && knowsHost(e, in.Record.Host) {
 			return true
 		}
 	}

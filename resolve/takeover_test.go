@@ -192,8 +192,9 @@ func TestJudgeRenamedModule(t *testing.T) {
 
 // TestTakeoverTies: which entries a module takes over. A retired entry is
 // tied to the containers it recorded, and to its repository on the hosts
-// where it recorded none; live modules' entries to the containers they
-// recorded.
+// where it recorded none, or anywhere when it was read on no host (each
+// of its hosts skipped: where it ran is not known); live modules' entries
+// to the containers they recorded.
 func TestTakeoverTies(t *testing.T) {
 	d := "sha256:" + strings.Repeat("a", 64)
 	ran := func(hostName, ctr string) []lock.Observation {
@@ -205,7 +206,7 @@ func TestTakeoverTies(t *testing.T) {
 	other := "registry.example.org/team/other"
 	never := e("never", repo, []string{"host-0"}, nil)                                       // retired, ran nothing on host-0
 	elsewhere := e("elsewhere", repo, []string{"host-9"}, nil)                               // retired, ran nothing on host-9
-	nowhere := e("nowhere", repo, nil, nil)                                                  // retired, no host at all
+	nowhere := e("nowhere", repo, nil, nil)                                                  // retired, read on no host (each skipped)
 	sibling := e("sibling", repo, []string{"host-0"}, ran("host-0", "db-b"))                 // retired, its own container
 	moved := e("moved", other, []string{"host-0"}, ran("host-0", "svc"))                     // retired, another repository, this container
 	live := e("live", other, []string{"host-0"}, ran("host-0", "svc"))                       // a module still in the catalogue
@@ -222,12 +223,12 @@ func TestTakeoverTies(t *testing.T) {
 	for _, x := range newHeirs(old, nil, nil).takenOver(m, nil) {
 		got = append(got, x.Name)
 	}
-	if want := "composed kube live moved never partly"; strings.Join(got, " ") != want {
+	if want := "composed kube live moved never nowhere partly"; strings.Join(got, " ") != want {
 		t.Errorf("taken over: %v, want %s", got, want)
 	}
 }
 
-// TestTakeoverElsewhere: another lock's entries (Input.Elsewhere) are
+// TestTakeoverElsewhere: another lock's entries (Input.Record.Elsewhere) are
 // taken over as retired ones are, whatever their name (the module's own
 // name included: its entry there is another environment's), by the
 // containers they recorded or their repository on a host they were read
@@ -261,11 +262,11 @@ func TestTakeoverElsewhere(t *testing.T) {
 	if n := len(newHeirs(old, cat, nil).takenOver(m, nil)); n != 0 {
 		t.Errorf("without Elsewhere, %d entries taken over", n)
 	}
-	in := Input{Catalogue: cat, Old: old, Elsewhere: far}
+	in := Input{Catalogue: cat, Old: old, Record: Record{Elsewhere: far}}
 	if n := len(in.heirIndex().takenOver(m, nil)); n != 3 {
 		t.Errorf("heirIndex with Elsewhere: %d taken over, want 3", n)
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if n := len(in.heirIndex().takenOver(m, nil)); n != 0 {
 		t.Errorf("heirIndex reused the index of another Elsewhere: %d taken over", n)
 	}
@@ -282,7 +283,7 @@ func TestJudgeElsewhere(t *testing.T) {
 	git := renamed(catalogue.AtLeastRunning, reg)
 	older := reg.byTag["1.22.6"]
 	in := inputOf(git, reg, &lock.Lock{}, seen)
-	in.Elsewhere = []Foreign{{Lock: "pin.lock.staging.hcl", Entry: entry}}
+	in.Record.Elsewhere = []Foreign{{Lock: "pin.lock.staging.hcl", Entry: entry}}
 	j, err := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{})
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +299,7 @@ func TestJudgeElsewhere(t *testing.T) {
 	if l := p.Lock(); len(l.Retired) != 0 || len(p.TakenOver) != 0 || p.Elsewhere(entry) != "pin.lock.staging.hcl" {
 		t.Errorf("another lock's entry is written here or not named: retired %v, taken over %v, elsewhere %q", l.Retired, p.TakenOver, p.Elsewhere(entry))
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if j, _ := Judge(ctx, in, git, image.Image{Repository: repo, Tag: "1.22.6", Digest: older.Digest}, Override{}); !j.Allowed() {
 		t.Errorf("the oracle's premise: without the other lock, 1.22.6 is %s", j.Verdict)
 	}
@@ -321,13 +322,13 @@ func TestFromHostElsewhere(t *testing.T) {
 	own := &lock.Module{Name: "git", Policy: "at-least-running", Image: repo, Tag: "1.22.6", Digest: older.Digest, Version: "1.22.6",
 		Created: older.Created, Source: lock.SourcePin, Rule: "version", Reason: "the pin 1.22.6; no host runs this module", Hosts: []string{"host-1"}}
 	in := inputOf(git, reg, &lock.Lock{Hosts: []string{"host-1"}, Modules: []*lock.Module{own}}, seen)
-	in.Mode, in.Host = ModeFromHost, "host-0"
-	in.Elsewhere = []Foreign{{Lock: "pin.lock.production.hcl", Entry: entry}}
+	in.Mode, in.Record.Host = ModeFromHost, "host-0"
+	in.Record.Elsewhere = []Foreign{{Lock: "pin.lock.production.hcl", Entry: entry}}
 	d := Resolve(ctx, in).Decisions[0]
 	if n := d.New(); n != nil && n.Digest == older.Digest {
 		t.Errorf("lock --from-host host-0 kept 1.22.6 below the 1.27.3 host-0 ran in another environment: %+v", n)
 	}
-	in.Elsewhere = nil
+	in.Record.Elsewhere = nil
 	if n := Resolve(ctx, in).Decisions[0].New(); n == nil || n.Digest != older.Digest {
 		t.Errorf("the test's premise: without the other lock, 1.22.6 is kept; got %+v", n)
 	}

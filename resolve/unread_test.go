@@ -65,7 +65,7 @@ func TestUnreadEntryNeverWins(t *testing.T) {
 	reg := newFakeRegistry(repo, "1.25.0+1.25.0")
 	m := &catalogue.Module{Name: "svc", Image: repo, Policy: catalogue.AtLeastRunning}
 	in := inputOf(m, reg, entry("1.30.0"), observed(m, []run{{host: "host-0", word: "1.25.0+1.25.0"}}, nil))
-	in.Host = "host-0"
+	in.Record.Host = "host-0"
 	cuts, err := PlanCutover(ctx, in)
 	if err != nil || len(cuts) != 1 || cuts[0].Verdict != VerdictUnknown || !strings.Contains(cuts[0].Order.Detail, "does not serve") {
 		t.Errorf("plan over an unread entry: %+v %v", cuts, err)

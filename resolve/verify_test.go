@@ -296,7 +296,7 @@ func TestLostVerificationAtTheGates(t *testing.T) {
 			m := in.Catalogue.Modules[0]
 			m.AllowUnverified = tt.allow
 			in.Old = &lock.Lock{Modules: []*lock.Module{tt.old}}
-			in.Host = "host-0"
+			in.Record.Host = "host-0"
 			cuts, err := PlanCutover(context.Background(), in)
 			if err != nil || len(cuts) != 1 {
 				t.Fatalf("plan: %v %v", cuts, err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
@@ -40,18 +39,6 @@ func environments(in *source.Inputs, g *globalOptions, s streams, names []string
 	return envs, nil
 }
 
-// refuseOrphans refuses a run that writes a lock while the lock of an
-// environment the catalogue no longer declares is beside lockPath (the
-// lock as --lock names it): what it recorded on a host still bounds that
-// host (Inputs.Elsewhere), but what it recorded on no host counts in no
-// lock. Nothing is written.
-func refuseOrphans(lockPath string, cat *catalogue.Catalogue) error {
-	if orphans := source.OrphanLocks(lockPath, cat); len(orphans) > 0 {
-		return withCode(exitInput, fmt.Errorf("%s: the lock of an environment the catalogue no longer declares; its floors would count in no lock. Declare the environment again, or, to forget its floors on purpose, move the file away; nothing written", joinAnd(orphans)))
-	}
-	return nil
-}
-
 // warnOrphans says, for a command that writes no lock, that the lock
 // of an environment no longer declared is beside lockPath: pin resolve
 // refuses until it is declared again or moved away.
@@ -59,34 +46,6 @@ func warnOrphans(s streams, lockPath string, cat *catalogue.Catalogue) {
 	for _, p := range source.OrphanLocks(lockPath, cat) {
 		fmt.Fprintf(s.Err, "pin: warning: %s is the lock of an environment the catalogue no longer declares: what it recorded on a host still bounds that host, and pin resolve refuses to write until the environment is declared again or the file moved away\n", sanitize(p))
 	}
-}
-
-// refuseMoved refuses a run that would rewrite an environment's lock
-// whose entries recorded a host that is another environment's now,
-// unless that environment is decided in the same run: its lock takes the
-// floor over (what ran on the host, from the other lock), and the
-// rewrite then drops nothing. Nothing is written.
-func refuseMoved(envs []*source.Env) error {
-	deciding := map[string]bool{}
-	for _, e := range envs {
-		deciding[e.Name] = true
-	}
-	var lines []string
-	var with []string
-	for _, e := range envs {
-		for _, m := range e.Moved {
-			if deciding[m.Environment] {
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("%s recorded what ran on %s, which is environment %s's host now", e.Path, m.Host, m.Environment))
-			with = append(with, "--environment "+e.Name, "--environment "+m.Environment)
-		}
-	}
-	if len(lines) == 0 {
-		return nil
-	}
-	slices.Sort(with)
-	return withCode(exitInput, fmt.Errorf("%s: rewriting the first without deciding the second would drop that floor. Decide both in one run first: pin resolve (every environment, or %s); nothing written", strings.Join(lines, "; "), strings.Join(slices.Compact(with), " ")))
 }
 
 // envOnly are the modules "pin resolve MODULE…" names that are in env's

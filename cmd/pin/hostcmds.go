@@ -120,7 +120,6 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		return err
 	}
 	rin := envs[0].Input(o.now())
-	rin.Host = o.Host
 	cuts, err := resolve.PlanCutover(ctx, rin)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {

@@ -125,8 +125,8 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
 		return err
 	}
-	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
-		return err
+	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
+		return withCode(exitInput, err)
 	}
 	from, to, err := environmentPair(in.Catalogue, o.From, o.To)
 	if err != nil {
@@ -137,8 +137,8 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		return withCode(exitInput, err)
 	}
 	toEnv := envs[0]
-	if err := refuseMoved(envs); err != nil {
-		return err
+	if err := source.Moved(envs); err != nil {
+		return withCode(exitInput, err)
 	}
 	if o.Lift {
 		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)
@@ -179,8 +179,8 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 // is pin promote's and pin propose --promote's one way to decide.
 func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, toEnv *source.Env, from, to *catalogue.Environment) (*promote.Result, error) {
 	rin := toEnv.Input(o.now())
-	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Old: toEnv.Inputs.Lock,
-		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
+		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Held: promote.ResolveFloors{In: rin}.Held, Verifier: promote.ResolveVerifier{In: rin}}
 	if o.Pick != "" {
 		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}
 	}

@@ -240,11 +240,11 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if err != nil {
 			return nil, withCode(exitInput, err)
 		}
-		if err := refuseOrphans(source.BaseLockPath(lk, o.Environment), in.Catalogue); err != nil {
-			return nil, err
+		if err := source.Orphans(source.BaseLockPath(lk, o.Environment), in.Catalogue); err != nil {
+			return nil, withCode(exitInput, err)
 		}
-		if err := refuseMoved([]*source.Env{env}); err != nil {
-			return nil, err
+		if err := source.Moved([]*source.Env{env}); err != nil {
+			return nil, withCode(exitInput, err)
 		}
 		return env.Inputs, nil
 	}}

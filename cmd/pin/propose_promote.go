@@ -52,11 +52,11 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 		if err != nil {
 			return nil, nil, withCode(exitInput, err)
 		}
-		if err := refuseOrphans(source.BaseLockPath(lk, po.To), in.Catalogue); err != nil {
-			return nil, nil, err
+		if err := source.Orphans(source.BaseLockPath(lk, po.To), in.Catalogue); err != nil {
+			return nil, nil, withCode(exitInput, err)
 		}
-		if err := refuseMoved([]*source.Env{toEnv}); err != nil {
-			return nil, nil, err
+		if err := source.Moved([]*source.Env{toEnv}); err != nil {
+			return nil, nil, withCode(exitInput, err)
 		}
 		res, err := decidePromotion(ctx, po, in, toEnv, from, to)
 		requestSummary(&g, s, in.Registries)

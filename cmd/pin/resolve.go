@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/promote"
 	"github.com/pin-tool/pin/internal/source"
@@ -98,87 +99,20 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	}
 	prog := newProgress(s.Err, command, progressOn(s, o.Format), progressDelay)
 	defer prog.clear()
-	in, err := load(ctx, o.globalOptions, s, o.FromHost, prog)
+	in, envs, err := resolveInputs(ctx, o, s, prog)
 	if err != nil {
 		return err
 	}
-	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
-		return err
-	}
-	if o.Snapshot != "" {
-		if err := writeSnapshot(o.Snapshot, in.Observed, o.FromHost); err != nil {
-			return err
-		}
-	}
-	if err := refuseOrphans(o.Lock, in.Catalogue); err != nil {
-		return err
-	}
-	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
-	if err != nil {
-		return err
-	}
-	if err := refuseMoved(envs); err != nil && !o.Check {
-		return err
-	}
-	if err := modulesInEnvironments(envs, o.only()); err != nil {
-		return err
-	}
-	mode := resolve.ModeResolve
-	if o.FromHost != "" {
-		mode = resolve.ModeFromHost
-	}
-	// Each environment is resolved on its own: its catalogue view, its
-	// previous lock, its hosts. A run writes every lock or none.
-	type result struct {
-		env     *source.Env
-		plan    *resolve.Plan
-		newLock *lock.Lock
-		changed bool
-	}
-	var results []result
-	complete := true
-	for _, env := range envs {
-		only := envOnly(env, o.only())
-		if o.only() != nil && len(only) == 0 {
-			continue // "pin resolve MODULE…" names none of its modules
-		}
-		rin := env.Input(o.now())
-		rin.Mode, rin.Host, rin.Only, rin.Progress = mode, o.FromHost, only, prog.moduleDone
-		plan := resolve.Resolve(ctx, rin)
-		newLock := plan.Lock()
-		// The new lock is formatted to bytes only to be written: a run
-		// that changes nothing compares its hash.
-		results = append(results, result{env: env, plan: plan, newLock: newLock, changed: lock.Sum(newLock) != env.LockSum})
-		complete = complete && !plan.Refused() && !plan.Failed()
-	}
+	results := decideEnvironments(ctx, o, envs, prog)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
-
-	written := map[string]bool{}
-	if complete && !o.Check {
-		stale := false
-		for _, r := range results {
-			if !r.changed {
-				continue
-			}
-			if !stale {
-				// What killed writes left beside the lock goes first:
-				// the folder is ours while we hold its lock.
-				stale = true
-				removeStale(o.globalOptions, s, o.Lock)
-			}
-			if r.env.Path != o.Lock {
-				removeStale(o.globalOptions, s, r.env.Path)
-			}
-			if _, err := lock.WriteFile(r.env.Path, lock.Format(r.newLock)); err != nil {
-				return withCode(exitInput, err)
-			}
-			written[r.env.Path] = true
-		}
+	written, err := writeResults(o, s, results)
+	if err != nil {
+		return err
 	}
 	var reports []planOutput
 	for _, r := range results {
-		out := planReport(r.plan, o.globalOptions, command, r.changed, written[r.env.Path], o.only() != nil)
+		out := planReport(r.plan, o.globalOptions, command, r.changed, slices.Contains(written, r.env.Path), o.only() != nil)
 		out.Lock = r.env.Path
 		leftEnvironment(&out, r.env, in.Catalogue)
 		reports = append(reports, out)
@@ -186,14 +120,107 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
 		return err
 	}
-	lockNames := lockPaths(envs)
-	var failed, refused, hints []string
+	return resolveExit(o, s, in.Catalogue, results, lockPaths(envs))
+}
+
+// resolveInputs loads what a resolve or lock --from-host run decides
+// with, and refuses what must be refused before anything is asked of a
+// registry: an unknown module, an orphan lock beside --lock, a lock that
+// would drop the floor of a host moved out of its environment.
+func resolveInputs(ctx context.Context, o *resolveOptions, s streams, prog *progress) (*source.Inputs, []*source.Env, error) {
+	in, err := load(ctx, o.globalOptions, s, o.FromHost, prog)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
+		return nil, nil, err
+	}
+	if o.Snapshot != "" {
+		if err := writeSnapshot(o.Snapshot, in.Observed, o.FromHost); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
+		return nil, nil, withCode(exitInput, err)
+	}
+	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := source.Moved(envs); err != nil && !o.Check {
+		return nil, nil, withCode(exitInput, err)
+	}
+	return in, envs, modulesInEnvironments(envs, o.only())
+}
+
+// envResult is one environment's share of a run: its plan and new lock, and
+// whether that lock changes.
+type envResult struct {
+	env     *source.Env
+	plan    *resolve.Plan
+	newLock *lock.Lock
+	changed bool
+}
+
+// decideEnvironments resolves each environment on its own: its catalogue
+// view, its previous lock and the record of its hosts.
+func decideEnvironments(ctx context.Context, o *resolveOptions, envs []*source.Env, prog *progress) []envResult {
+	mode := resolve.ModeResolve
+	if o.FromHost != "" {
+		mode = resolve.ModeFromHost
+	}
+	var results []envResult
+	for _, env := range envs {
+		only := envOnly(env, o.only())
+		if o.only() != nil && len(only) == 0 {
+			continue // "pin resolve MODULE…" names none of its modules
+		}
+		rin := env.Input(o.now())
+		rin.Mode, rin.Only, rin.Progress = mode, only, prog.moduleDone
+		plan := resolve.Resolve(ctx, rin)
+		newLock := plan.Lock()
+		results = append(results, envResult{env: env, plan: plan, newLock: newLock, changed: lock.Sum(newLock) != env.LockSum})
+	}
+	return results
+}
+
+// writeResults writes every lock of a run or none (lock.WriteAll): none
+// when a module of any environment was refused or failed, or with
+// --check. It returns the paths written.
+func writeResults(o *resolveOptions, s streams, results []envResult) ([]string, error) {
+	var ws []lock.Write
+	for _, r := range results {
+		if r.plan.Refused() || r.plan.Failed() {
+			return nil, nil
+		}
+		ws = append(ws, lock.Write{Path: r.env.Path, Lock: r.newLock})
+	}
+	if o.Check {
+		return nil, nil
+	}
+	written, removed, err := lock.WriteAll(ws)
+	if o.Verbose {
+		for _, p := range removed {
+			fmt.Fprintf(s.Err, "pin: removed %s, left by a run that was killed while it wrote the lock\n", sanitize(p))
+		}
+	}
+	if err != nil {
+		return nil, withCode(exitInput, err)
+	}
+	return written, nil
+}
+
+// resolveExit says why a run wrote nothing, with its exit code: a module
+// failed (2 or 3), refused (1), or --check found a lock that would change
+// (1).
+func resolveExit(o *resolveOptions, s streams, cat *catalogue.Catalogue, results []envResult, lockNames string) error {
+	var failed, refused, would, hints []string
 	failCode := exitInput
 	for _, r := range results {
 		switch {
 		case r.plan.Failed():
 			failed = append(failed, failures(r.plan))
-			hints = append(hints, unreachableHint(in.Catalogue, r.plan, o.Timeout))
+			hints = append(hints, unreachableHint(cat, r.plan, o.Timeout))
 			failCode = max(failCode, failureCode(r.plan))
 		case r.plan.Refused():
 			for _, d := range r.plan.Decisions {
@@ -203,36 +230,19 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 			}
 			refused = append(refused, envPrefix(r.env)+refusedNames(r.plan))
 		}
+		if r.changed {
+			would = append(would, r.env.Path)
+		}
 	}
-	anyChanged := slices.ContainsFunc(results, func(r result) bool { return r.changed })
 	switch {
 	case len(failed) > 0:
 		return withCode(failCode, fmt.Errorf("%s; %s left unchanged%s", strings.Join(failed, "\n"), lockNames, strings.Join(hints, "")))
 	case len(refused) > 0:
 		return withCode(exitFindings, fmt.Errorf("refused to lock %s; %s left unchanged", strings.Join(refused, "; "), lockNames))
-	case o.Check && anyChanged:
-		var would []string
-		for _, r := range results {
-			if r.changed {
-				would = append(would, r.env.Path)
-			}
-		}
+	case o.Check && len(would) > 0:
 		return withCode(exitFindings, fmt.Errorf("%s would change; run \"pin resolve\" to update it", joinAnd(would)))
 	}
 	return nil
-}
-
-// removeStale removes what killed writes left beside the lock at path,
-// and says so with -v.
-func removeStale(g *globalOptions, s streams, path string) {
-	if removed, err := lock.RemoveStale(path); g.Verbose {
-		for _, p := range removed {
-			fmt.Fprintf(s.Err, "pin: removed %s, left by a run that was killed while it wrote the lock\n", sanitize(p))
-		}
-		if err != nil {
-			fmt.Fprintf(s.Err, "pin: %s\n", sanitize(err.Error()))
-		}
-	}
 }
 
 // failureCode is the exit code of a plan that failed: 3 when a host or

@@ -46,7 +46,7 @@ findings:
   not-rolled-out   a host runs another build than the lock names
   not-locked       hosts run the module, the lock has no entry for it
   held             the entry is held by a manual pick (pin promote --pick)
-  host-not-read    a host of the environment could not be read
+  host-not-read    a host of the environment could not be read, or was skipped (skip_unreachable)
 
 It writes nothing. It exits 1 when a finding in --fail-on occurs, 2 on bad
 input and 3 when a host could not be reached. --format json writes the
@@ -164,7 +164,7 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 		return withCode(exitInput, err)
 	}
 	warnOrphans(s, o.Lock, in.Catalogue)
-	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Locks: map[string]*lock.Lock{}, Now: o.now(),
+	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Record: in.Record(), Locks: map[string]*lock.Lock{}, Now: o.now(),
 		Upstream: map[string]map[string]image.Image{}}
 	// Behind upstream: each environment's candidates as pin outdated
 	// finds them, by its own lock and hosts.

@@ -34,7 +34,7 @@ type Enforcer struct {
 	Catalogue *catalogue.Catalogue
 	Lock      *lock.Lock
 	// Elsewhere are other environments' entries held against this
-	// environment's hosts (resolve.Input.Elsewhere): floors here too.
+	// environment's hosts (resolve.Record.Elsewhere): floors here too.
 	Elsewhere []resolve.Foreign
 	// Hosts are the adapters of the catalogue's hosts, by name.
 	Hosts map[string]observe.Host
@@ -69,37 +69,23 @@ func (e *Enforcer) For(hostName string) *Enforcer {
 }
 
 // environments fills e.byHost: an enforcer per environment of e's
-// catalogue, each with its view and the lock beside lockPath.
+// catalogue, each with its view and the lock beside lockPath
+// (source.Views).
 func (e *Enforcer) environments(lockPath string) error {
-	if len(e.Catalogue.Environments) == 0 {
-		// Locks of environments no longer declared: what they recorded
-		// on a host still bounds it.
-		elsewhere, err := source.HeldElsewhere(lockPath, e.Catalogue, nil)
-		if err != nil {
-			return err
-		}
-		e.Elsewhere = elsewhere
-		return nil
+	views, err := source.Views(lockPath, e.Catalogue, e.Lock)
+	if err != nil {
+		return err
 	}
-	var all []string
-	for _, m := range e.Catalogue.Modules {
-		all = append(all, m.Name)
-	}
-	for _, env := range e.Catalogue.Environments {
-		view := e.Catalogue.ForEnvironment(env.Name, all...)
-		el, err := source.EnvironmentLock(lockPath, e.Catalogue, view, e.Lock)
-		if err != nil {
-			return err
+	for _, v := range views {
+		if v.Env == nil {
+			e.Elsewhere = v.Elsewhere
+			continue
 		}
-		elsewhere, err := source.HeldElsewhere(lockPath, e.Catalogue, env)
-		if err != nil {
-			return err
-		}
-		sub := &Enforcer{Catalogue: view, Lock: el.Lock, Elsewhere: elsewhere, Hosts: e.Hosts, Registry: e.Registry, Verifier: e.Verifier, parent: e}
+		sub := &Enforcer{Catalogue: v.Catalogue, Lock: v.Lock, Elsewhere: v.Elsewhere, Hosts: e.Hosts, Registry: e.Registry, Verifier: e.Verifier, parent: e}
 		if e.byHost == nil {
 			e.byHost = map[string]*Enforcer{}
 		}
-		for _, h := range env.Hosts {
+		for _, h := range v.Env.Hosts {
 			e.byHost[h] = sub
 		}
 	}
@@ -199,7 +185,7 @@ func (e *Enforcer) JudgeImage(ctx context.Context, seen observe.Observed, m *cat
 	} else if e.parent != nil && e.parent.Now != nil {
 		now = e.parent.Now
 	}
-	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Elsewhere: e.Elsewhere, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
+	in := resolve.Input{Catalogue: e.Catalogue, Old: e.Lock, Record: resolve.Record{Elsewhere: e.Elsewhere}, Observed: seen, Registry: e.Registry, Verifier: e.Verifier, Now: now()}
 	return resolve.Judge(ctx, in, m, img, ov)
 }
 

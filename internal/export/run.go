@@ -226,7 +226,7 @@ func Gate(ctx context.Context, in resolve.Input, hosts []string, check map[strin
 		if err, ok := in.Observed.Errors[h]; ok {
 			return nil, &HostError{Host: h, Err: err}
 		}
-		in.Host = h
+		in.Record.Host = h
 		cuts, err := resolve.PlanCutover(ctx, in)
 		if err != nil {
 			return nil, &GateError{Host: h, Err: err}

@@ -292,9 +292,18 @@ func takesOver(m *catalogue.Module, ro catalogue.RunsOn, c host.Container) bool 
 	case ro.Selector != nil:
 		return c.Workload != "" && ro.Selector.Matches(c.Labels) && named
 	case ro.Container != "":
-		return c.Name == ro.Container
+		return c.Name == ro.Container || recreating(c, ro.Container)
 	}
 	return c.Labels[catalogue.ModuleLabel] == m.Name
+}
+
+// recreating reports whether c is the container name renamed as Compose
+// renames a service's old container while it recreates it: the first 12
+// hex digits of its own ID, "_", the name. Until the new container runs,
+// the old one is still the one runs_on names (its floor, and what a
+// create of the service's next replica replaces).
+func recreating(c host.Container, name string) bool {
+	return c.Pod == "" && len(c.ID) >= 12 && c.Name == c.ID[:12]+"_"+name
 }
 
 // target describes what runs_on ro names, for the list of what is missing.

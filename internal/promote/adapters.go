@@ -41,6 +41,15 @@ func (f ResolveFloors) Judge(ctx context.Context, m *catalogue.Module, img image
 	return v, nil
 }
 
+// Held is the entry of TO's lock whose hold binds m (resolve.HeldBy),
+// for Input.Held.
+func (f ResolveFloors) Held(m *catalogue.Module) *lock.Module {
+	if v := f.In.Catalogue.Module(m.Name); v != nil {
+		m = v // TO's view: its runs_on limited to TO's hosts
+	}
+	return resolve.HeldBy(f.In, m)
+}
+
 // ResolveVerifier is Verifier as pin verifies a new image: the module's
 // verify policy, its signatures looked up afresh (resolve.VerifyEntry).
 type ResolveVerifier struct{ In resolve.Input }

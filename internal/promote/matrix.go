@@ -32,8 +32,8 @@ const (
 	StatusNotLocked Status = "not-locked"
 	// StatusHeld: the entry is held by a manual pick.
 	StatusHeld Status = "held"
-	// StatusUnread: a host of the environment that runs the module could
-	// not be read.
+	// StatusUnread: a host of the environment that runs the module was
+	// not read (unreachable, or skipped under skip_unreachable).
 	StatusUnread Status = "host-not-read"
 )
 
@@ -46,6 +46,9 @@ type MatrixInput struct {
 	// Envs are the environments, in the catalogue's order.
 	Envs     []Env
 	Observed observe.Observed
+	// Record says which hosts were not read, and why: a cell with one of
+	// them is not complete (StatusUnread).
+	Record resolve.Record
 	// Locks holds each environment's lock, by name (nil: none yet).
 	Locks map[string]*lock.Lock
 	// Upstream is the newest build upstream offers of a module within
@@ -139,7 +142,7 @@ func Matrix(in MatrixInput) []Row {
 func cell(m *catalogue.Module, env Env, obs []observe.Observation, in MatrixInput) Cell {
 	c := Cell{Module: m.Name, Env: env.Name, Locked: in.Locks[env.Name].Module(m.Name)}
 	for _, h := range hostsOf(m, env) {
-		if in.Observed.Errors[h] != nil {
+		if _, ok := in.Record.Unread(h); ok {
 			c.Unread = append(c.Unread, h)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 func matrixOf(w *world, upstream map[string]map[string]image.Image, locks map[string]*lock.Lock) []Row {
 	w.obs.Index()
 	w.to.From = w.from.Name
-	return Matrix(MatrixInput{Catalogue: w.cat, Envs: []Env{w.from, w.to}, Observed: w.obs, Locks: locks, Upstream: upstream, Now: now})
+	return Matrix(MatrixInput{Catalogue: w.cat, Envs: []Env{w.from, w.to}, Observed: w.obs, Record: recordOf(w.obs), Locks: locks, Upstream: upstream, Now: now})
 }
 
 func statuses(c Cell) string {

@@ -86,6 +86,10 @@ type Input struct {
 	From, To  Env
 	// Observed holds the hosts of both environments.
 	Observed observe.Observed
+	// Record says which hosts were not read, and why (skipped under
+	// skip_unreachable, unreachable): a FROM host not read is not a host
+	// that runs nothing.
+	Record resolve.Record
 	// Old is TO's lock.
 	Old *lock.Lock
 	// Modules names the modules to promote; none: every module of the
@@ -96,6 +100,10 @@ type Input struct {
 	Now      time.Time
 	Floors   Floors
 	Verifier Verifier
+	// Held, when not nil, is the entry of TO's lock whose hold binds a
+	// module (resolve.HeldBy: its own, or one it takes over, since a hold
+	// follows its floor through a rename); nil: the module's own entry.
+	Held func(m *catalogue.Module) *lock.Module
 }
 
 // Entry is one module of the unit promoted: its entry in TO before (nil
@@ -230,8 +238,15 @@ func runsIn(m *catalogue.Module, env Env) bool {
 func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) (Entry, *Skipped, *Refusal, error) {
 	old := in.Old.Module(m.Name)
 	entry := Entry{Module: m.Name, Old: old}
-	if old != nil && old.Hold != "" && in.Pick == nil {
-		why := fmt.Sprintf("%s's entry is held at %s by a manual pick (%q)", in.To.Name, old.Ref(), old.Hold)
+	held := old
+	if in.Held != nil {
+		held = in.Held(m)
+	}
+	if held != nil && held.Hold != "" && in.Pick == nil {
+		why := fmt.Sprintf("%s's entry is held at %s by a manual pick (%q)", in.To.Name, held.Ref(), held.Hold)
+		if held != old {
+			why = fmt.Sprintf("%s's entry for module %q, whose floor %s takes over, is held at %s by a manual pick (%q)", in.To.Name, held.Name, m.Name, held.Ref(), held.Hold)
+		}
 		if !named {
 			return entry, &Skipped{Module: m.Name, Kind: KindHeld, Why: why}, nil, nil
 		}
@@ -239,8 +254,8 @@ func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) 
 			Fix: fmt.Sprintf("lift the hold first (pin promote --lift %s %s %s), or pick a build by hand (--pick)", in.From.Name, in.To.Name, m.Name)}, nil
 	}
 	for _, h := range hostsOf(m, in.From) {
-		if err := in.Observed.Errors[h]; err != nil {
-			return entry, nil, &Refusal{Module: m.Name, Kind: KindHostUnread, Why: fmt.Sprintf("host %s of %s could not be read: %v", h, in.From.Name, err),
+		if nr, ok := in.Record.Unread(h); ok {
+			return entry, nil, &Refusal{Module: m.Name, Kind: KindHostUnread, Why: nr.Sentence(h + " of " + in.From.Name),
 				Fix: "promote once every host of " + in.From.Name + " that runs it can be read: what it runs is part of what is promoted"}, nil
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/internal/verify"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 var now = time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
@@ -89,7 +90,7 @@ func (w *world) lockTo(mod, tag string) *lock.Module {
 
 func (w *world) input(mods ...string) Input {
 	w.obs.Index()
-	return Input{Catalogue: w.cat, From: w.from, To: w.to, Observed: w.obs, Old: w.old, Modules: mods, Now: now,
+	return Input{Catalogue: w.cat, From: w.from, To: w.to, Observed: w.obs, Record: recordOf(w.obs), Old: w.old, Modules: mods, Now: now,
 		Floors: oracleFloors{w}, Verifier: oracleVerifier{w}}
 }
 
@@ -449,4 +450,14 @@ func TestPromoteTakesOverARetiredEntry(t *testing.T) {
 	if len(w.old.Retired) != 2 || w.old.Retired[0] != old[0] {
 		t.Error("the old lock was changed in place")
 	}
+}
+
+// recordOf is the record of a run whose hosts answered obs: each host
+// that failed is not read, as internal/source records it.
+func recordOf(obs observe.Observed) resolve.Record {
+	r := resolve.Record{NotRead: map[string]resolve.NotRead{}}
+	for h, err := range obs.Errors {
+		r.NotRead[h] = resolve.NotRead{Why: resolve.WhyUnreachable, Err: err}
+	}
+	return r
 }

@@ -23,8 +23,9 @@ const (
 	KindNoDigest Kind = "no-registry-digest"
 	// KindHeld: a module named is held in TO by a manual pick.
 	KindHeld Kind = "held"
-	// KindHostUnread: a host of FROM that runs the module could not be
-	// read: what it runs is not known.
+	// KindHostUnread: a host of FROM that runs the module was not read
+	// (unreachable, or skipped under skip_unreachable): what it runs is
+	// not known.
 	KindHostUnread Kind = "host-not-read"
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/observe"
 	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 // LockPath is the lock file of environment env beside the lock at path:
@@ -152,6 +153,7 @@ func (in *Inputs) Environments(lockPath string, names []string) ([]*Env, error) 
 			Elsewhere:  elsewhere,
 			Observed:   hostsOf(in.Observed, e.Hosts),
 			Skipped:    skippedOf(in.Skipped, e.Hosts),
+			Host:       in.Host,
 			Registries: in.Registries,
 		}}
 		if el.Seeded == "" {
@@ -197,6 +199,7 @@ func (in *Inputs) Environment(name, lockPath string) (*Env, error) {
 		Elsewhere:  elsewhere,
 		Observed:   hostsOf(in.Observed, e.Hosts),
 		Skipped:    skippedOf(in.Skipped, e.Hosts),
+		Host:       in.Host,
 		Registries: in.Registries,
 	}}, nil
 }
@@ -357,3 +360,48 @@ func OrphanLocks(lockPath string, cat *catalogue.Catalogue) []string {
 
 // environmentName is what catalogue allows an environment to be called.
 var environmentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// View is one environment's share of the record for an enforcement
+// point, which judges hosts as they ask rather than reading them first:
+// the environment (nil for a catalogue without environments), the
+// catalogue's view of it (every module, its runs_on limited to the
+// environment's hosts, so that a pin.module label still covers), its
+// lock, and other locks' entries held against its hosts.
+type View struct {
+	Env       *catalogue.Environment
+	Catalogue *catalogue.Catalogue
+	Lock      *lock.Lock
+	Elsewhere []resolve.Foreign
+}
+
+// Views are the views of cat's environments, each with its lock beside
+// lockPath (old is the lock at lockPath); for a catalogue without
+// environments, one view: cat and old, with what locks of environments
+// no longer declared recorded on its hosts.
+func Views(lockPath string, cat *catalogue.Catalogue, old *lock.Lock) ([]View, error) {
+	if len(cat.Environments) == 0 {
+		elsewhere, err := HeldElsewhere(lockPath, cat, nil)
+		if err != nil {
+			return nil, err
+		}
+		return []View{{Catalogue: cat, Lock: old, Elsewhere: elsewhere}}, nil
+	}
+	var all []string
+	for _, m := range cat.Modules {
+		all = append(all, m.Name)
+	}
+	var out []View
+	for _, env := range cat.Environments {
+		view := cat.ForEnvironment(env.Name, all...)
+		el, err := EnvironmentLock(lockPath, cat, view, old)
+		if err != nil {
+			return nil, err
+		}
+		elsewhere, err := HeldElsewhere(lockPath, cat, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, View{Env: env, Catalogue: view, Lock: el.Lock, Elsewhere: elsewhere})
+	}
+	return out, nil
+}

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -10,21 +9,42 @@ import (
 )
 
 // Input is the one resolve.Input of a run: the catalogue, the previous
-// lock, what the hosts answered, the registries and their verifiers, the
-// time that bounds plausible build dates, and how many modules are
-// decided at once. A command sets what is its own on the copy it gets
-// (Mode, Host, Only, Progress).
+// lock, what the hosts answered and the record of what they did not
+// (Record), the registries and their verifiers, the time that bounds
+// plausible build dates, and how many modules are decided at once. A
+// command sets what is its own on the copy it gets (Mode, Only,
+// Progress).
 func (in *Inputs) Input(now time.Time) resolve.Input {
-	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Elsewhere: in.Elsewhere, Observed: in.Observed, Now: now}
-	for h := range in.Skipped {
-		rin.Unread = append(rin.Unread, h)
-	}
-	slices.Sort(rin.Unread)
+	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Record: in.Record(), Now: now}
 	if in.Registries != nil {
 		rin.Registry, rin.Verifier = in.Registries.For, in.Registries.Verifier
 		rin.ModulesAtOnce = ModulesAtOnce(in.Catalogue, in.Registries.o.Concurrency)
 	}
 	return rin
+}
+
+// Record is the one record of what this run did not read, and of the
+// other locks that bound its modules: every command and enforcement point
+// judges with it (resolve.Record). A host skipped under skip_unreachable
+// and a host that failed are hosts not read, with why; with Host set
+// (a command that reads one host), every other host was not asked.
+func (in *Inputs) Record() resolve.Record {
+	r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere}
+	for h, err := range in.Skipped {
+		r.NotRead = setNotRead(r.NotRead, h, resolve.NotRead{Why: resolve.WhySkipped, Err: err})
+	}
+	for h, err := range in.Observed.Errors {
+		r.NotRead = setNotRead(r.NotRead, h, resolve.NotRead{Why: resolve.WhyUnreachable, Err: err})
+	}
+	return r
+}
+
+func setNotRead(m map[string]resolve.NotRead, h string, nr resolve.NotRead) map[string]resolve.NotRead {
+	if m == nil {
+		m = map[string]resolve.NotRead{}
+	}
+	m[h] = nr
+	return m
 }
 
 // ModulesAtOnce is how many modules a run decides at once: twice the

@@ -43,13 +43,16 @@ type Inputs struct {
 	LockSum [sha256.Size]byte
 	// Elsewhere are the entries of other environments' locks held against
 	// this environment's hosts (a host that moved): floors here too (see
-	// resolve.Input.Elsewhere). Set by Environments and Environment.
+	// resolve.Record.Elsewhere). Set by Environments and Environment.
 	Elsewhere []resolve.Foreign
 	Observed  observe.Observed
 	// Skipped are the hosts that could not be read and that the
 	// catalogue lets a run go on without (skip_unreachable), with why:
 	// the run must say so.
-	Skipped    map[string]error
+	Skipped map[string]error
+	// Host, when not "", is the one host read (Request.Host): every other
+	// host was not asked.
+	Host       string
 	Registries *Registries
 }
 
@@ -109,6 +112,7 @@ func Load(ctx context.Context, r Request) (*Inputs, hcl.Diagnostics, error) {
 		LockSum:    sha256.Sum256(oldBytes),
 		Observed:   observed,
 		Skipped:    skipped,
+		Host:       r.Host,
 		Registries: regs,
 	}, warnings, nil
 }

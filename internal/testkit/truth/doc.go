@@ -46,9 +46,8 @@
 // removed, stopped or replaced by a truly older build on the way, at
 // times), and steps run "pin resolve --environment X". A run that would
 // rewrite a lock still recording a moved host without deciding the host's
-// new environment is refused, nothing written, as cmd/pin refuses it
-// (refuseMoved, in package main: pin_env.go applies the same rule through
-// source.Env.Moved). The oracle (envoracle.go, hostmove_oracle.go)
+// new environment is refused, nothing written, as every command refuses
+// it (source.Moved, which pin_env.go calls as cmd/pin does). The oracle (envoracle.go, hostmove_oracle.go)
 // checks, besides 2, 3 and 5 per environment, that:
 //
 //  6. each environment's written lock never names an image truly older
@@ -78,6 +77,20 @@
 //     as resolve/hold.go says, locks it as an exact pin would: a floor
 //     above it refuses, it never moves it up) and in automatic
 //     promotions, until "--lift" lifts it (and lift lifts only a hold).
+//
+// In every history, hosts go down and come back (the "skip" feature,
+// drawn apart from the other draws so that histories stay those they
+// were): a host that is down is skipped under skip_unreachable, as
+// source.Load skips it, and the record of the run says so
+// (source.Inputs.Record). It is not read: its containers are no floor
+// seen by that step, a step that writes the lock does not read it for its
+// modules (so a later lock --from-host of another host must refuse rather
+// than lock below what it runs: check 1), and a promotion whose FROM host
+// of a module is down must be refused (check 8). In histories with
+// environments and no host moves, modules are renamed, their containers
+// kept: the floor and the hold of each environment's entry follow them
+// where pin's takeover rule ties the entry to the renamed module
+// (oracle.go: aliased, tied; check 10).
 //
 // Every call into pin goes through pin.go and pin_env.go, the files to
 // rewire when pin's API changes. The package holds no production code:

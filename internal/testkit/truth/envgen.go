@@ -67,6 +67,10 @@ func (g *Gen) envNext(w *World) []Op {
 		ops = append(ops, Op{Kind: OpResolve})
 	case r < 30 && g.on("subset"):
 		ops = append(ops, Op{Kind: OpOnly, Mod: w.Mods[g.rng.IntN(len(w.Mods))].Name})
+	case r < 47 && g.down[h]:
+		// (lock --from-host and plan of a host that cannot be read
+		// fail: the host is asked alone.)
+		ops = append(ops, Op{Kind: OpResolve})
 	case r < 40:
 		ops = append(ops, Op{Kind: OpLock, Host: h})
 	case r < 47:

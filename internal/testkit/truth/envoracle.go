@@ -76,14 +76,19 @@ func (r *Runner) raise(env string, fl floor, has bool, ss []seen) (floor, bool) 
 // its previous lock old held, at the same image, except module except
 // (picked again, or lifted). An entry retired with its hold (the module
 // left e: its last host of e moved) still holds it (retired, the entries
-// retired in b).
-func heldKept(e *Env, old, b, retired map[string]Entry, except, what string) *Failure {
+// retired in b). So does one that left e with its host, taken over, hold
+// included, by another environment's lock written in the same run
+// (elsewhere: those locks' entries; a hold follows its floor).
+func heldKept(e *Env, old, b, retired map[string]Entry, except, what string, elsewhere ...Entry) *Failure {
 	for _, n := range slices.Sorted(maps.Keys(old)) {
 		o := old[n]
 		if o.Hold == "" || n == except {
 			continue
 		}
 		if _, in := b[n]; !in && retired[n].Digest == o.Digest && retired[n].Hold == o.Hold {
+			continue
+		}
+		if _, in := b[n]; !in && slices.ContainsFunc(elsewhere, func(x Entry) bool { return x.Digest == o.Digest && x.Hold == o.Hold }) {
 			continue
 		}
 		if ne := b[n]; ne.Digest != o.Digest || ne.Hold != o.Hold {
@@ -98,8 +103,8 @@ func heldKept(e *Env, old, b, retired map[string]Entry, except, what string) *Fa
 func (r *Runner) envSeen(m *Module, e *Env, fromHost string) []seen {
 	var out []seen
 	for _, hn := range envHosts(m, e) {
-		if fromHost != "" && hn != fromHost {
-			continue
+		if fromHost != "" && hn != fromHost || r.World.Host(hn).Down {
+			continue // not read
 		}
 		if c := r.World.Host(hn).ctr(m.Name); c != nil {
 			out = append(out, seen{hn, c, m.Builds[c.Build]})
@@ -190,8 +195,14 @@ func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 	next := map[string]map[string]floor{}
 	for _, er := range res.Envs {
 		e := w.Env(er.Name)
-		old, nw := lockEntries(w.Locks[e.Name]), lockEntries(er.Lock)
-		if f := heldKept(e, old, nw, retiredEntries(er.Lock), "", "resolve"); f != nil {
+		var elsewhere []Entry
+		for _, x := range res.Envs {
+			if x.Name != er.Name {
+				elsewhere = slices.AppendSeq(elsewhere, maps.Values(lockEntries(x.Lock)))
+			}
+		}
+		old, nw := r.aliased(e.Name, lockEntries(w.Locks[e.Name])), r.aliased(e.Name, lockEntries(er.Lock))
+		if f := heldKept(e, old, nw, r.aliased(e.Name, retiredEntries(er.Lock)), "", "resolve", elsewhere...); f != nil {
 			return f
 		}
 		fls := maps.Clone(r.envFloors[e.Name])
@@ -292,12 +303,12 @@ func (r *Runner) envPromote(o Op) *Failure {
 		}
 		return nil
 	}
-	old, nw := lockEntries(p.Old), lockEntries(p.Lock)
+	old, nw := r.aliased(to.Name, lockEntries(p.Old)), r.aliased(to.Name, lockEntries(p.Lock))
 	except := ""
 	if o.Ref != "" {
 		except = o.Text
 	}
-	if f := heldKept(to, old, nw, retiredEntries(p.Lock), except, "a promotion"); f != nil {
+	if f := heldKept(to, old, nw, r.aliased(to.Name, retiredEntries(p.Lock)), except, "a promotion"); f != nil {
 		return f
 	}
 	for _, n := range slices.Sorted(maps.Keys(old)) {
@@ -361,6 +372,11 @@ func (r *Runner) promotedRan(o Op, m *Module, from, to *Env, b *Build, ne Entry)
 	}
 	if ne.Hold != "" {
 		return fail("an automatic promotion recorded a hold (%q)", ne.Hold)
+	}
+	for _, hn := range envHosts(m, from) {
+		if r.World.Host(hn).Down {
+			return fail("%s, a host of %s in the module's runs_on, was not read (down, skip_unreachable): what it runs is not known, so the promotion must be refused (host-not-read)", hn, from.Name)
+		}
 	}
 	var running []seen
 	for _, s := range r.envSeen(m, from, "") {

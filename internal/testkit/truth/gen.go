@@ -34,6 +34,7 @@ var Features = []string{
 	"hostjoin",     // a host joins the catalogue; its containers are taken over by label
 	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
 	"hostmove",     // in half of those, hosts move between environments; "resolve --environment X" steps (hostmove.go)
+	"skip",         // hosts down, skipped under skip_unreachable; modules renamed in histories with environments (drawn from skipRng)
 }
 
 // Gen generates histories.
@@ -59,12 +60,19 @@ type Gen struct {
 	// moves: hosts of the history move between environments
 	// (hostmove.go; drawn from envRng).
 	moves bool
+	// skipRng draws, apart from rng, which hosts go down and come back
+	// (skip_unreachable): the other draws of a history stay those they
+	// were.
+	skipRng *rand.Rand
+	// down: the hosts drawn down so far.
+	down map[string]bool
 }
 
 // NewGen returns the generator of history number history of a run seeded
 // with seed: each history can be drawn again alone.
 func NewGen(seed, history uint64, without map[string]bool) *Gen {
-	return &Gen{Without: without, MaxSteps: 10, rng: rand.New(rand.NewPCG(seed, history)), envRng: rand.New(rand.NewPCG(seed^0x656e7669726f6e, history))}
+	return &Gen{Without: without, MaxSteps: 10, rng: rand.New(rand.NewPCG(seed, history)), envRng: rand.New(rand.NewPCG(seed^0x656e7669726f6e, history)),
+		skipRng: rand.New(rand.NewPCG(seed^0x736b6970, history))}
 }
 
 func (g *Gen) on(f string) bool { return !g.Without[f] }

@@ -54,6 +54,18 @@ func (r *Runner) hostEvent(o Op) {
 	if o.Kind == OpHostMove {
 		r.Stats["host moved"]++
 	}
+	if o.Kind == OpHostMove || o.Kind == OpJoin || o.Kind == OpLeave {
+		// A module renamed since its environments' locks named it takes
+		// their entries over by the hosts they were held against (see
+		// resolve/takeover.go): once its hosts change, which entry it
+		// takes over is pin's takeover rule, which the oracle does not
+		// model; its floor there is checked again once a lock names it.
+		for n := range r.envRenamed {
+			for _, fls := range r.envFloors {
+				delete(fls, n)
+			}
+		}
+	}
 }
 
 // movedFloor checks build b, which e's new lock names for m (what step
@@ -95,7 +107,10 @@ func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 	for _, x := range r.World.Envs {
 		if x == e {
 			if l := parseLockOrNil(r.World.Locks[e.Name]); l != nil {
-				if en := l.RetiredEntry(m.Name); en != nil {
+				for _, en := range l.Retired {
+					if r.nameNow(en.Name) != m.Name {
+						continue
+					}
 					out = append(out, m.ByDigest(en.Digest))
 					for _, o := range en.Observed {
 						out = append(out, m.ByDigest(o.Digest))
@@ -114,7 +129,7 @@ func (r *Runner) elsewhereBuilds(m *Module, e *Env) []*Build {
 		}
 		for _, list := range [][]*lock.Module{l.Modules, l.Retired} {
 			for _, en := range list {
-				if en.Name != m.Name {
+				if r.nameNow(en.Name) != m.Name {
 					continue
 				}
 				held := slices.ContainsFunc(en.Hosts, func(h string) bool { return slices.Contains(e.Hosts, h) })

@@ -76,15 +76,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "one_way downgrade without restore",
 		File:        "resolve/allow.go",
-		Anchor:      `return catalogue.HasWords(dc.m.AllowDowngrade) && (!dc.m.OneWay || catalogue.HasWords(dc.m.Restore))`,
-		Replacement: `return catalogue.HasWords(dc.m.AllowDowngrade)`,
+		Anchor:      `return catalogue.HasWords(downgrade) && (!m.OneWay || catalogue.HasWords(restore))`,
+		Replacement: `return catalogue.HasWords(downgrade)`,
 		Rule:        "a one_way module needs restore as well as allow_downgrade",
 	},
 	{
 		Name:        "plan calls unknown the same",
 		File:        "resolve/cutover.go",
-		Anchor:      "default:\n\t\t\t\t\tcut.Verdict = VerdictUnknown",
-		Replacement: "default:\n\t\t\t\t\tcut.Verdict = VerdictSame",
+		Anchor:      "\t}\n\treturn VerdictUnknown\n}",
+		Replacement: "\t}\n\treturn VerdictSame\n}",
 		Rule:        "a cutover whose order is unknown is not safe",
 	},
 	{
@@ -167,15 +167,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "resolve MODULE records every host as read",
 		File:        "resolve/hosts.go",
-		Anchor:      "\t\tcase in.Only != nil:\n",
-		Replacement: "\t\tcase false:\n",
+		Anchor:      "held(h.Name) || in.Only == nil && in.Record.Read(h.Name)",
+		Replacement: "held(h.Name) || in.Record.Read(h.Name)",
 		Rule:        "a command records as read exactly what it decided: \"pin resolve MODULE\" decides no other module against a host that joined",
 	},
 	{
 		Name:        "lock --from-host says up to date with a host unread",
 		File:        "resolve/resolve.go",
-		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Host) && len(unread) > 0 {",
-		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Host) && len(unread) > 0 {",
+		Anchor:      "if unread := unknownHosts(in, m, d.Old); hasHost(m, in.Record.Host) && len(unread) > 0 {",
+		Replacement: "if unread := unknownHosts(in, m, d.Old); false && hasHost(m, in.Record.Host) && len(unread) > 0 {",
 		Rule:        "lock --from-host refuses a module it touches while one of its hosts was never read, whether or not its own reading changes the entry",
 	},
 	{
@@ -231,15 +231,15 @@ var Mutants = []Mutant{
 	{
 		Name:        "automatic promotion overrides holds",
 		File:        "internal/promote/promote.go",
-		Anchor:      "if old != nil && old.Hold != \"\" && in.Pick == nil {",
-		Replacement: "if false && old != nil && old.Hold != \"\" && in.Pick == nil {",
+		Anchor:      "if held != nil && held.Hold != \"\" && in.Pick == nil {",
+		Replacement: "if false && held != nil && held.Hold != \"\" && in.Pick == nil {",
 		Rule:        "a held entry stays, in automatic promotions too, until its hold is lifted",
 	},
 	{
 		Name:        "resolve drops holds",
 		File:        "resolve/resolve.go",
-		Anchor:      "case d.Old != nil && d.Old.Hold != \"\":",
-		Replacement: "case false && d.Old != nil && d.Old.Hold != \"\":",
+		Anchor:      "case holder(d.Old, d.TakenOver) != nil:",
+		Replacement: "case false && holder(d.Old, d.TakenOver) != nil:",
 		Rule:        "resolve keeps a held entry at its image until the hold is lifted",
 	},
 	{
@@ -263,16 +263,38 @@ var Mutants = []Mutant{
 	{
 		Name:        "Elsewhere left empty",
 		File:        "internal/source/input.go",
-		Anchor:      "Elsewhere: in.Elsewhere, ",
-		Replacement: "",
+		Anchor:      "r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere}",
+		Replacement: "r := resolve.Record{Host: in.Host}",
 		Rule:        "a host that moves between environments takes its floors with it: what ran on it, recorded by the other environment's lock, is a floor in its new environment",
 	},
 	{
 		Name:        "a partial run is not refused",
-		File:        "internal/testkit/truth/pin_env.go",
+		File:        "internal/source/refusals.go",
 		Anchor:      "\t\t\tif deciding[m.Environment] {\n\t\t\t\tcontinue\n",
 		Replacement: "\t\t\tif true {\n\t\t\t\tcontinue\n",
-		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (cmd/pin's refuseMoved, which pin_env.go applies as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
+		Rule:        "a run that rewrites a lock still recording a moved host decides the host's new environment too, or is refused (source.Moved, which pin_env.go calls as cmd/pin does): the rewrite would drop the floor before the other lock took it over",
+	},
+	// The one record of what a run read, and holds (record.go, hold.go).
+	{
+		Name:        "a skipped host is recorded as read",
+		File:        "resolve/record.go",
+		Anchor:      "\t_, no := r.NotRead[h]\n\treturn !no\n",
+		Replacement: "\tnr, no := r.NotRead[h]\n\treturn !no || nr.Why == WhySkipped\n",
+		Rule:        "what was not read is not known: a host skipped under skip_unreachable is never recorded as read, so that lock --from-host of another host refuses (hosts-not-read) rather than lock below what it runs",
+	},
+	{
+		Name:        "promotion ignores a skipped FROM host",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if nr, ok := in.Record.Unread(h); ok {",
+		Replacement: "if nr, ok := in.Record.Unread(h); ok && nr.Why != resolve.WhySkipped {",
+		Rule:        "a host skipped under skip_unreachable is never counted among every host of FROM: what it runs is not known, and the promotion is refused host-not-read",
+	},
+	{
+		Name:        "a hold does not follow its floor",
+		File:        "resolve/hold.go",
+		Anchor:      "\t\tif e.Hold != \"\" {\n\t\t\treturn e\n",
+		Replacement: "\t\tif false && e.Hold != \"\" {\n\t\t\treturn e\n",
+		Rule:        "a hold is part of the entry it was placed on and follows it wherever its floor follows (a rename): kept until lifted",
 	},
 }
 

@@ -37,9 +37,10 @@ func (g *Gen) Steps() int {
 func (g *Gen) Next(w *World) []Op {
 	g.steps++
 	if g.env {
-		return append(g.hostMoves(w), g.envNext(w)...)
+		ops := append(g.downs(w), g.envRename(w)...)
+		return append(ops, append(g.hostMoves(w), g.envNext(w)...)...)
 	}
-	var ops []Op
+	ops := g.downs(w)
 	for range g.rng.IntN(4) {
 		if o, ok := g.event(w); ok {
 			ops = append(ops, o)
@@ -47,6 +48,11 @@ func (g *Gen) Next(w *World) []Op {
 	}
 	hosts := w.catalogueHosts()
 	h := hosts[g.rng.IntN(len(hosts))].Name
+	if g.down[h] {
+		// (lock --from-host and plan of a host that cannot be read
+		// fail: the host is asked alone.)
+		h = ""
+	}
 	// Steps by weight: resolve, resolve MODULE, lock --from-host, plan,
 	// outdated. Once a host joined the catalogue, the steps that could
 	// record it as read for modules that never were decided against it
@@ -64,6 +70,8 @@ func (g *Gen) Next(w *World) []Op {
 		ops = append(ops, Op{Kind: OpResolve})
 	case r < weights[0]+weights[1]:
 		ops = append(ops, Op{Kind: OpOnly, Mod: w.Mods[g.rng.IntN(len(w.Mods))].Name})
+	case h == "" && r < weights[0]+weights[1]+weights[2]+weights[3]:
+		ops = append(ops, Op{Kind: OpResolve})
 	case r < weights[0]+weights[1]+weights[2]:
 		ops = append(ops, Op{Kind: OpLock, Host: h})
 	case r < weights[0]+weights[1]+weights[2]+weights[3]:
@@ -226,4 +234,42 @@ func (g *Gen) renaming(w *World) (Op, bool) {
 		return o, true
 	}
 	return Op{}, false
+}
+
+// downs draws, from skipRng, a host of the catalogue going down (one
+// whose catalogue entry says skip_unreachable) or coming back: runs go
+// on without a host that is down, and must not record it as read.
+func (g *Gen) downs(w *World) []Op {
+	if !g.on("skip") || g.skipRng.IntN(100) >= 25 {
+		return nil
+	}
+	hosts := w.catalogueHosts()
+	h := hosts[g.skipRng.IntN(len(hosts))]
+	if g.down == nil {
+		g.down = map[string]bool{}
+	}
+	o := Op{Kind: OpDown, Host: h.Name}
+	if g.down[h.Name] {
+		o.State = "up"
+	}
+	g.down[h.Name] = o.State != "up"
+	return []Op{o}
+}
+
+// envRename draws, from skipRng, a module of a history with environments
+// renamed, its containers kept: its floor in each environment's lock,
+// and the hold a manual pick put there, follow it.
+func (g *Gen) envRename(w *World) []Op {
+	if !g.on("rename") || g.skipRng.IntN(100) >= 8 || g.moves {
+		// (Not where hosts move too: which environment's lock keeps the
+		// entry of a module renamed after its host moved out is not
+		// modelled.)
+		return nil
+	}
+	m := w.Mods[g.skipRng.IntN(len(w.Mods))]
+	to := m.Name + "r"
+	if w.Mod(to) != nil || w.gone(to) != nil {
+		return nil
+	}
+	return []Op{{Kind: OpRename, Mod: m.Name, Text: to}}
 }

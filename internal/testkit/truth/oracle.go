@@ -2,6 +2,7 @@ package truth
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -59,6 +60,13 @@ type Runner struct {
 	// hostFloors[h][m]: what ran of module m on host h, seen by a step
 	// that wrote the lock of h's environment then (hostmove_oracle.go).
 	hostFloors map[string]map[string]hostFloor
+	// aliases[old]: the name a module of a history with environments was
+	// renamed to; the entries of locks written before are read under it
+	// (see aliased): a floor and its hold follow the module.
+	aliases map[string]string
+	// envRenamed marks modules renamed since a lock of a history with
+	// environments last named them (see hostEvent).
+	envRenamed map[string]bool
 	at         int // the op being played
 }
 
@@ -177,6 +185,78 @@ func (r *Runner) move(from, to string) {
 	r.renamed[to] = true
 	delete(r.renamed, from)
 	r.tie(to)
+	if r.World.Envs != nil {
+		for env, fls := range r.envFloors {
+			if fl, ok := fls[from]; ok {
+				if r.takesOver(env, from, to) {
+					fls[to] = fl
+				}
+				delete(fls, from)
+			}
+		}
+		for _, byMod := range r.hostFloors {
+			if hf, ok := byMod[from]; ok {
+				byMod[to] = hf
+				delete(byMod, from)
+			}
+		}
+		if r.aliases == nil {
+			r.aliases, r.envRenamed = map[string]string{}, map[string]bool{}
+		}
+		r.aliases[from] = to
+		delete(r.envRenamed, from)
+		r.envRenamed[to] = true
+	}
+}
+
+// takesOver reports whether module to, renamed from from, takes over the
+// entry for from in env's lock: it has none, or was read on none of its
+// hosts (pin then takes it over by repository), or one of to's hosts in
+// env is a host it was read on or recorded a container on. Otherwise the
+// entry waits, retired, for a module that takes over what it ran.
+func (r *Runner) takesOver(env, from, to string) bool {
+	e, ok := lockEntries(r.World.Locks[env])[from]
+	return !ok || r.tied(env, e, to)
+}
+
+// tied reports whether module to takes over entry e of env's lock: e was
+// read on none of its hosts, or one of to's hosts in env is one e was
+// read on or recorded a container on.
+func (r *Runner) tied(env string, e Entry, to string) bool {
+	m := r.World.Mod(to)
+	if len(e.Hosts) == 0 || m == nil {
+		return true
+	}
+	return slices.ContainsFunc(envHosts(m, r.World.Env(env)), func(h string) bool {
+		return slices.Contains(e.Hosts, h) || len(e.Recorded[h]) > 0
+	})
+}
+
+// nameNow is the name module n has now, through its renames.
+func (r *Runner) nameNow(n string) string {
+	for r.aliases[n] != "" {
+		n = r.aliases[n]
+	}
+	return n
+}
+
+// aliased re-keys entries of env's lock by the modules' names now: an
+// entry under a name a module was renamed from is read under the name it
+// has now, when no entry has that name yet and the module takes it over
+// (its floor, and its hold with it).
+func (r *Runner) aliased(env string, entries map[string]Entry) map[string]Entry {
+	for _, from := range slices.Sorted(maps.Keys(r.aliases)) {
+		e, ok := entries[from]
+		if !ok {
+			continue
+		}
+		to := r.nameNow(from)
+		if _, taken := entries[to]; !taken && r.tied(env, e, to) {
+			entries[to] = e
+			delete(entries, from)
+		}
+	}
+	return entries
 }
 
 // tie drops the floor of module name, renamed (or added back under
@@ -210,8 +290,8 @@ func (s seen) String() string {
 func (r *Runner) observedBy(m *Module, fromHost string) []seen {
 	var out []seen
 	for _, hn := range r.hostsOf(m) {
-		if fromHost != "" && hn != fromHost {
-			continue
+		if fromHost != "" && hn != fromHost || r.World.Host(hn).Down {
+			continue // not read
 		}
 		if c := r.World.Host(hn).Ctrs[m.Name]; c != nil {
 			out = append(out, seen{hn, c, m.Builds[c.Build]})
@@ -353,13 +433,15 @@ func (r *Runner) resolve(fromHost, only string) *Failure {
 		// as it was, its hosts too.)
 		touched := fromHost == "" || slices.Contains(m.Hosts, fromHost) || len(r.observedBy(m, fromHost)) > 0
 		if o := res.Outcomes[m.Name]; o.Decided() && o.Digest != "" && touched {
-			r.held[m.Name] = slices.Clone(m.Hosts)
+			// (A host that was down was not read: the entry is not held
+			// against it.)
+			r.held[m.Name] = slices.DeleteFunc(slices.Clone(m.Hosts), func(h string) bool { return w.Host(h).Down })
 		}
 		if r.read[m.Name] == nil {
 			r.read[m.Name] = map[string]bool{}
 		}
 		for _, hn := range r.hostsOf(m) {
-			if fromHost == "" || hn == fromHost {
+			if (fromHost == "" || hn == fromHost) && !r.World.Host(hn).Down {
 				r.read[m.Name][hn] = true
 			}
 		}

@@ -6,6 +6,7 @@ package truth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/pin-tool/pin/internal/host"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/observe"
+	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -62,9 +64,10 @@ func runResolve(w *World, fromHost, only string) Result {
 	if fromHost != "" {
 		hosts = []*Host{w.Host(fromHost)}
 	}
-	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, hosts), Registry: registryOf(w), Now: Now}
+	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Registry: registryOf(w), Now: Now}
+	in.Observed, in.Record = read(w, hosts, fromHost)
 	if fromHost != "" {
-		in.Mode, in.Host = resolve.ModeFromHost, fromHost
+		in.Mode = resolve.ModeFromHost
 	}
 	if only != "" {
 		in.Only = []string{only}
@@ -107,7 +110,7 @@ func resultOf(plan *resolve.Plan) Result {
 // runPlan runs "pin plan host".
 func runPlan(w *World, hostName string) ([]Cutover, error) {
 	cuts, err := resolve.PlanCutover(context.Background(), resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock),
-		Observed: observed(w, []*Host{w.Host(hostName)}), Registry: registryOf(w), Now: Now, Host: hostName})
+		Observed: observed(w, []*Host{w.Host(hostName)}), Registry: registryOf(w), Now: Now, Record: resolve.Record{Host: hostName}})
 	var out []Cutover
 	for _, c := range cuts {
 		out = append(out, Cutover{Module: c.Module, Host: c.Observation.Host, Verdict: string(c.Verdict)})
@@ -117,7 +120,8 @@ func runPlan(w *World, hostName string) ([]Cutover, error) {
 
 // runOutdated runs "pin outdated": each module's statuses.
 func runOutdated(w *World) map[string][]string {
-	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Observed: observed(w, w.catalogueHosts()), Registry: registryOf(w), Now: Now}
+	in := resolve.Input{Catalogue: catalogueOf(w), Old: parseLock(w.Lock), Registry: registryOf(w), Now: Now}
+	in.Observed, in.Record = read(w, w.catalogueHosts(), "")
 	out := map[string][]string{}
 	for _, s := range resolve.Outdated(context.Background(), in, nil) {
 		for _, st := range s.Statuses {
@@ -247,6 +251,9 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 func observed(w *World, hosts []*Host) observe.Observed {
 	seen := observe.Observed{Snapshots: map[string]*host.Snapshot{}, Errors: map[string]error{}}
 	for _, h := range hosts {
+		if h.Down {
+			continue // not read: see skipped
+		}
 		s := &host.Snapshot{Schema: host.SnapshotSchema, Host: h.Name, ImageStore: h.Store}
 		for _, m := range w.Mods {
 			c := h.Ctrs[m.Name]
@@ -369,4 +376,27 @@ func describe(m *Module, b *Build, d, platform string) image.Image {
 	}
 	img.ConfigDigest = b.Config(img.Platform)
 	return img
+}
+
+// errDown is what a host that is down answers.
+var errDown = errors.New("connection refused (the host is down)")
+
+// skipped are the hosts of hosts that are down: a run goes on without
+// them (skip_unreachable), as source.Load reports them.
+func skipped(hosts []*Host) map[string]error {
+	out := map[string]error{}
+	for _, h := range hosts {
+		if h.Down {
+			out[h.Name] = errDown
+		}
+	}
+	return out
+}
+
+// read is what a run that asks hosts (fromHost alone, when not "") reads,
+// and the record of what it did not, built as every command builds it
+// (source.Inputs.Record).
+func read(w *World, hosts []*Host, fromHost string) (observe.Observed, resolve.Record) {
+	in := &source.Inputs{Observed: observed(w, hosts), Skipped: skipped(hosts), Host: fromHost}
+	return in.Observed, in.Record()
 }

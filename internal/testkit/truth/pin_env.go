@@ -34,7 +34,7 @@ type EnvRun struct {
 	Written bool
 	Text    string
 	// Refused: the run would rewrite a lock that records a host moved
-	// into an environment it does not decide (refuseMoved).
+	// into an environment it does not decide (source.Moved).
 	Refused string
 }
 
@@ -73,7 +73,7 @@ func (w *World) writeLock(env string, b []byte) {
 // host of it read (with start times), the registries; each environment's
 // lock is read from its own file.
 func (w *World) inputs() *source.Inputs {
-	return &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, w.catalogueHosts())}
+	return &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, w.catalogueHosts()), Skipped: skipped(w.catalogueHosts())}
 }
 
 // envsOf splits in as cmd/pin does: names, or all.
@@ -91,27 +91,15 @@ func envInput(w *World, env *source.Env) resolve.Input {
 	return rin
 }
 
-// refuseMoved is cmd/pin's rule (refuseMoved in cmd/pin/environments.go,
-// package main, which a test kit cannot import), applied the same way
-// through source.Env.Moved: a run that rewrites the lock of an
-// environment in envs that still records a host now in an environment
-// envs does not decide is refused, nothing written. It returns why, or
-// "".
+// refuseMoved is the rule every command applies (source.Moved): a run
+// that rewrites the lock of an environment in envs that still records a
+// host now in an environment envs does not decide is refused, nothing
+// written. It returns why, or "".
 func refuseMoved(envs []*source.Env) string {
-	deciding := map[string]bool{}
-	for _, e := range envs {
-		deciding[e.Name] = true
+	if err := source.Moved(envs); err != nil {
+		return strings.Join(err.Lines, "; ")
 	}
-	var lines []string
-	for _, e := range envs {
-		for _, m := range e.Moved {
-			if deciding[m.Environment] {
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("%s recorded what ran on %s, which is environment %s's host now", filepath.Base(e.Path), m.Host, m.Environment))
-		}
-	}
-	return strings.Join(lines, "; ")
+	return ""
 }
 
 // runEnvResolve runs "pin resolve", "pin resolve only", "pin resolve
@@ -141,7 +129,7 @@ func runEnvResolve(w *World, fromHost, only, env string) EnvRun {
 			rin.Only = []string{only}
 		}
 		if fromHost != "" {
-			rin.Mode, rin.Host = resolve.ModeFromHost, fromHost
+			rin.Mode, rin.Record.Host = resolve.ModeFromHost, fromHost
 		}
 		r := resultOf(resolve.Resolve(context.Background(), rin))
 		out.Envs = append(out.Envs, EnvResult{Name: env.Name, Result: r})
@@ -168,7 +156,7 @@ type Promotion struct {
 	Old, Lock []byte
 	// Written: pin promote would write Lock (promoted, and changed).
 	Written bool
-	// Moved: refused as cmd/pin refuses it (refuseMoved); Err says why.
+	// Moved: refused as every command refuses it (source.Moved); Err says why.
 	Moved bool
 	Text  string
 }
@@ -183,8 +171,8 @@ func runPromote(w *World, from, to string, modules []string, pick string) Promot
 		return Promotion{Err: why, Moved: true, Text: "refused: " + why}
 	}
 	rin := envInput(w, toEnv)
-	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Old: toEnv.Inputs.Lock,
-		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Verifier: promote.ResolveVerifier{In: rin}}
+	pin := promote.Input{Catalogue: cat, From: envOf(w.Env(from)), To: envOf(w.Env(to)), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
+		Modules: modules, Now: w.Clock, Floors: promote.ResolveFloors{In: rin}, Held: promote.ResolveFloors{In: rin}.Held, Verifier: promote.ResolveVerifier{In: rin}}
 	if pick != "" {
 		pin.Pick = &promote.Pick{Ref: pick, Reason: "picked by the truth test"}
 	}
@@ -244,7 +232,7 @@ func runEnvPlan(w *World, hostName string) ([]Cutover, error) {
 	// (pin plan HOST reads that host alone.)
 	in := &source.Inputs{Catalogue: catalogueOf(w), Observed: observed(w, []*Host{w.Host(hostName)})}
 	rin := envInput(w, envsOf(w, in, []string{w.EnvOf(hostName).Name})[0])
-	rin.Host = hostName
+	rin.Record.Host = hostName
 	cuts, err := resolve.PlanCutover(context.Background(), rin)
 	var out []Cutover
 	for _, c := range cuts {
@@ -270,7 +258,7 @@ func runEnvOutdated(w *World) map[string]map[string][]string {
 	return out
 }
 
-// movedError is a run refused as cmd/pin refuses it (refuseMoved).
+// movedError is a run refused as every command refuses it (source.Moved).
 type movedError struct{ why string }
 
 func (e *movedError) Error() string { return "refused: " + e.why }

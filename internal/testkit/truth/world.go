@@ -168,6 +168,10 @@ type Host struct {
 	// over by their pin.module label. Out: it is not in the catalogue
 	// (yet): pin reads nothing there until it joins.
 	Labelled, Out bool
+	// Down: the host cannot be read, and the catalogue lets a run go on
+	// without it (skip_unreachable): pin reads nothing there, and must
+	// not record it as read.
+	Down bool
 }
 
 // catalogueHosts are the hosts of the catalogue, by name.
@@ -293,6 +297,7 @@ const (
 	OpHost   OpKind = "host"   // a host joins the catalogue
 	OpRemove OpKind = "remove" // a module leaves the catalogue
 	OpReadd  OpKind = "readd"  // a removed module comes back (as Text, when set)
+	OpDown   OpKind = "down"   // a host goes down (skip_unreachable), or comes back (State "up")
 )
 
 // Op is one operation. Events carry every parameter, so that a history
@@ -343,6 +348,10 @@ func (w *World) apply(o Op) Op {
 	case OpHost:
 		if h != nil {
 			h.Out = false
+		}
+	case OpDown:
+		if h != nil {
+			h.Down = o.State != "up"
 		}
 	case OpJoin:
 		if m != nil && h != nil && !h.Labelled && !slices.Contains(m.Hosts, o.Host) {
@@ -481,6 +490,11 @@ func (s *Setup) describe(o Op) string {
 		return "resolve " + o.Mod
 	case OpHost:
 		return fmt.Sprintf("catalogue: host %s added (its containers are taken over by label)", o.Host)
+	case OpDown:
+		if o.State == "up" {
+			return fmt.Sprintf("host %s is back", o.Host)
+		}
+		return fmt.Sprintf("host %s is down (skip_unreachable: runs go on without it)", o.Host)
 	case OpPlan:
 		return "plan " + o.Host
 	case OpRun:
