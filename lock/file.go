@@ -88,8 +88,8 @@ type Write struct {
 // left beside each lock is removed (RemoveStale: the caller holds the
 // folder's lock), and each lock whose bytes differ from its file's is
 // written. It returns the paths written and the stale files removed. A
-// failure while writing (a full disk) stops at that file, each file
-// written so far whole (WriteFile is atomic per file).
+// failure while writing (a full disk) puts back every lock written before
+// it (atomicfile.WriteAll), so a failed run leaves every lock as it was.
 func WriteAll(ws []Write) (written, removed []string, err error) {
 	bytes := make([][]byte, len(ws))
 	var changed []int
@@ -110,14 +110,15 @@ func WriteAll(ws []Write) (written, removed []string, err error) {
 			return nil, removed, err
 		}
 	}
+	files := make([]atomicfile.File, 0, len(changed))
 	for _, i := range changed {
-		wrote, err := WriteFile(ws[i].Path, bytes[i])
-		if err != nil {
-			return written, removed, err
-		}
-		if wrote {
-			written = append(written, ws[i].Path)
-		}
+		files = append(files, atomicfile.File{Path: ws[i].Path, Bytes: bytes[i], Options: atomicfile.Options{Mode: 0o644, Owned: IsPins}})
+	}
+	if err := atomicfile.WriteAll(files...); err != nil {
+		return nil, removed, writeError(err)
+	}
+	for _, f := range files {
+		written = append(written, f.Path)
 	}
 	return written, removed, nil
 }
