@@ -31,9 +31,9 @@ func TestFirstSeen(t *testing.T) {
 		now, want   time.Time
 	}{
 		{"1.0", d1, t0.Add(48 * time.Hour), t0},
-		{"1.0", d2, t0.Add(48 * time.Hour), t0.Add(48 * time.Hour)},   // the tag moved: a new build
+		{"1.0", d2, t0.Add(48 * time.Hour), t0.Add(48 * time.Hour)},    // the tag moved: a new build
 		{"latest", d1, t0.Add(49 * time.Hour), t0.Add(49 * time.Hour)}, // under another tag
-		{"1.0", d1, t0.Add(-time.Hour), t0.Add(-time.Hour)},           // an earlier clock
+		{"1.0", d1, t0.Add(-time.Hour), t0.Add(-time.Hour)},            // an earlier clock
 		{"1.0", d1, t0, t0.Add(-time.Hour)},
 	} {
 		if got := again.FirstSeen(repo, tc.tag, tc.digest, tc.now); !got.Equal(tc.want) {
