@@ -148,6 +148,14 @@ func (g *Gen) envEvent(w *World) (Op, bool) {
 			return Op{Kind: OpRestart, Mod: m.Name, Host: hn}, true
 		}
 		return Op{}, false
+	case r < 38 && g.on("health"):
+		m := w.Mods[g.rng.IntN(len(w.Mods))]
+		hn := m.Hosts[g.rng.IntN(len(m.Hosts))]
+		if c := w.Host(hn).ctr(m.Name); c != nil {
+			verdict := []string{"healthy", "healthy", "unhealthy", "starting"}[g.rng.IntN(4)]
+			return Op{Kind: OpHealth, Mod: m.Name, Host: hn, State: verdict}, true
+		}
+		return Op{}, false
 	}
 	return g.event(w)
 }

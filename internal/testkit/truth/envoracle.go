@@ -368,6 +368,21 @@ func (r *Runner) promotedRan(o Op, m *Module, from, to *Env, b *Build, ne Entry)
 			running = append(running, s)
 		}
 	}
+	// Only a healthy run proves a build: every container of the module
+	// on FROM that has started runs (not paused, restarting, exited or
+	// dead), its health check (if any) says healthy, and its engine did
+	// not restart it within TO's soak.
+	for _, s := range r.envSeen(m, from, "") {
+		switch {
+		case s.ctr.State == "created":
+		case s.ctr.State != "running":
+			return fail("%s is %s on a host of %s: only a build that runs healthy on every host of FROM is promoted", s, s.ctr.State, from.Name)
+		case s.ctr.Health == "unhealthy" || s.ctr.Health == "starting":
+			return fail("%s: its health check says %s", s, s.ctr.Health)
+		case to.Soak > 0 && s.ctr.Restarts > 0 && r.World.Clock.Sub(s.ctr.StartedAt) < to.Soak:
+			return fail("%s was restarted by its engine %d times, last at %s, within %s's soak of %v", s, s.ctr.Restarts, s.ctr.StartedAt.Format("2006-01-02T15:04"), to.Name, to.Soak)
+		}
+	}
 	if len(running) == 0 {
 		return fail("no host of %s runs the module (whatever %s's lock says, what is promoted is what runs)", from.Name, from.Name)
 	}

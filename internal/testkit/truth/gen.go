@@ -34,6 +34,7 @@ var Features = []string{
 	"hostjoin",     // a host joins the catalogue; its containers are taken over by label
 	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
 	"hostmove",     // in half of those, hosts move between environments; "resolve --environment X" steps (hostmove.go)
+	"health",       // in those, health checks that pass, fail or have not passed yet
 }
 
 // Gen generates histories.

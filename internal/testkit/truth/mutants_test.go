@@ -215,6 +215,27 @@ var Mutants = []Mutant{
 		Rule:        "the soak counts on every host of FROM from the container's last start: a restart starts it again",
 	},
 	{
+		Name:        "crashed, restarting or unhealthy FROM containers promoted",
+		File:        "internal/promote/promote.go",
+		Anchor:      "if refusal != nil && in.Pick == nil {",
+		Replacement: "if false && refusal != nil && in.Pick == nil {",
+		Rule:        "a build is promoted only once it runs healthy on every host of FROM that runs it: running, healthy where checked, no restart within the soak",
+	},
+	{
+		Name:        "a failing health check taken for healthy",
+		File:        "internal/promote/health.go",
+		Anchor:      "case host.HealthUnhealthy, host.HealthStarting:",
+		Replacement: "case host.HealthStarting:",
+		Rule:        "a container whose health check fails does not prove its build",
+	},
+	{
+		Name:        "paused or restarting taken for running",
+		File:        "internal/promote/health.go",
+		Anchor:      "if o.State != host.StateRunning {",
+		Replacement: "if !o.Running() {",
+		Rule:        "a paused container, or one its engine restarts, does not prove its build: only one that runs does",
+	},
+	{
 		Name:        "promotion below TO's floors",
 		File:        "internal/promote/promote.go",
 		Anchor:      "if v.Refusal != \"\" {",

@@ -272,7 +272,7 @@ func observed(w *World, hosts []*Host) observe.Observed {
 			}
 			if w.Envs != nil {
 				// (Read with start times, as pin promote reads hosts.)
-				ctr.StartedAt, ctr.RestartCount = c.StartedAt, c.Restarts
+				ctr.StartedAt, ctr.RestartCount, ctr.Check = c.StartedAt, c.Restarts, c.Health
 			}
 			s.Containers = append(s.Containers, ctr)
 			os, arch, _ := strings.Cut(platform, "/")

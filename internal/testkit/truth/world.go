@@ -156,6 +156,9 @@ type Ctr struct {
 	// then); Restarts how often the engine restarted it since.
 	StartedAt time.Time
 	Restarts  int
+	// Health is its health check's verdict ("healthy", "unhealthy",
+	// "starting"); "" for a container without a health check.
+	Health string
 }
 
 // Host is a machine of the fleet.
