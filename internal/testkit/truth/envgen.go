@@ -37,6 +37,9 @@ func (g *Gen) envSetup() *Setup {
 	s.Envs = []*Env{staging, production}
 	for i := range 1 + g.rng.IntN(3) {
 		m := g.module(fmt.Sprintf("m%d", i+1))
+		if m.Policy == "track-upstream" && g.on("minage") && g.envRng.IntN(100) < 40 {
+			m.MinAge = []time.Duration{24 * time.Hour, 48 * time.Hour}[g.envRng.IntN(2)]
+		}
 		// Most modules run in both environments: what is promoted.
 		for _, e := range s.Envs {
 			if !inEnv(m, e) && g.pct(85) {

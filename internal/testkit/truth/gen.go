@@ -35,6 +35,7 @@ var Features = []string{
 	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
 	"hostmove",     // in half of those, hosts move between environments; "resolve --environment X" steps (hostmove.go)
 	"health",       // in those, health checks that pass, fail or have not passed yet
+	"minage",       // in those, track-upstream modules with a min_age
 }
 
 // Gen generates histories.

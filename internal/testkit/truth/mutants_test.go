@@ -236,6 +236,20 @@ var Mutants = []Mutant{
 		Rule:        "a paused container, or one its engine restarts, does not prove its build: only one that runs does",
 	},
 	{
+		Name:        "min_age ignored",
+		File:        "resolve/cooldown.go",
+		Anchor:      "if age >= minAge {",
+		Replacement: "if true || age >= minAge {",
+		Rule:        "a new upstream tag waits min_age before a track-upstream module takes it",
+	},
+	{
+		Name:        "min_age counted from the earlier clock (a forged or old build date skips the wait)",
+		File:        "resolve/cooldown.go",
+		Anchor:      "if created := dc.opts.Created(img); created.After(seen) {",
+		Replacement: "if created := dc.opts.Created(img); !created.IsZero() && created.Before(seen) {",
+		Rule:        "a candidate's age counts from the later of its build date and the first time pin saw it",
+	},
+	{
 		Name:        "promotion below TO's floors",
 		File:        "internal/promote/promote.go",
 		Anchor:      "if v.Refusal != \"\" {",

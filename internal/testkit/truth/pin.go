@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"sync"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -221,7 +222,7 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 		c.Hosts = append(c.Hosts, &catalogue.Host{Name: h.Name, Snapshot: h.Name + ".json"})
 	}
 	for _, m := range w.Mods {
-		cm := &catalogue.Module{Name: m.Name, Image: m.Repo, Policy: catalogue.Policy(m.Policy), Tag: m.Float, OneWay: m.OneWay}
+		cm := &catalogue.Module{Name: m.Name, Image: m.Repo, Policy: catalogue.Policy(m.Policy), Tag: m.Float, OneWay: m.OneWay, MinAge: m.MinAge}
 		if m.Pin != "" {
 			p, msg := catalogue.ParsePin(m.Pin)
 			if msg != "" {
@@ -294,15 +295,32 @@ func registryOf(w *World) func(repo string) resolve.Registry {
 	return func(repo string) resolve.Registry {
 		for _, m := range w.Mods {
 			if m.Repo == repo {
-				return memRegistry{m}
+				return memRegistry{m, w.Seen}
 			}
 		}
 		return nil
 	}
 }
 
-// memRegistry serves one module's builds and tags as a registry would.
-type memRegistry struct{ m *Module }
+// memRegistry serves one module's builds and tags as a registry would,
+// and keeps pin's first sightings as its cache does.
+type memRegistry struct {
+	m    *Module
+	seen map[string]time.Time
+}
+
+var _ resolve.Sightings = memRegistry{}
+
+// FirstSeen is internal/registry's Cache.FirstSeen over the world's
+// memory.
+func (r memRegistry) FirstSeen(repo, tag, digest string, now time.Time) time.Time {
+	k := repo + " " + tag + " " + digest
+	if t, ok := r.seen[k]; ok && !now.Before(t) {
+		return t
+	}
+	r.seen[k] = now
+	return now
+}
 
 func (r memRegistry) Tags(_ context.Context, repo string) ([]string, error) {
 	tags := make([]string, 0, len(r.m.Tags))
