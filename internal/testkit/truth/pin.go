@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"sync"
+	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
