@@ -157,6 +157,18 @@ func TestResolveCoolsDown(t *testing.T) {
 	if d := at(day.Add(2*time.Hour), held); d.New() == nil || d.New().Digest != young.Digest {
 		t.Errorf("a lock at the young build: locked %+v, refusal %v, err %v", d.New(), d.Refusal(), d.Err())
 	}
+	// pin outdated says the newer tag cools down, and until when.
+	reg = sightedRegistry{reg.fakeRegistry, map[string]time.Time{"1.0.1@" + older.Digest: older.Created}}
+	s := Outdated(context.Background(), Input{Catalogue: &catalogue.Catalogue{Modules: []*catalogue.Module{m}}, Old: &lock.Lock{Modules: []*lock.Module{first}},
+		Observed: observe.Observed{}, Registry: func(string) Registry { return reg }, Now: day.Add(time.Hour)}, nil)[0]
+	found := false
+	for _, f := range s.Findings {
+		found = found || (f.Status == StatusBehindUpstream && strings.Contains(f.Message, "cooling down until 2026-12-04T01:00:00Z"))
+	}
+	if !found {
+		t.Errorf("outdated: %+v", s.Findings)
+	}
+
 	// Nothing locked, nothing runs, and every tag first seen now: nothing
 	// is old enough, and the refusal says until when.
 	reg = sightedRegistry{reg.fakeRegistry, map[string]time.Time{}}
