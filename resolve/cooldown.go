@@ -28,11 +28,11 @@ type Sightings interface {
 // implausible date is unknown) and the first time pin saw its digest
 // under its tag (pin's own clock, Sightings): a forged old date does not
 // skip the wait, and a date pin cannot read waits from first sight.
+//
+// Every candidate weighed is recorded as seen, with or without a
+// min_age, so that a min_age written later counts from when pin first
+// saw the tags, not from then.
 func (dc *decider) coolingDown(img image.Image) (Skipped, bool) {
-	minAge := dc.m.MinAge
-	if minAge <= 0 {
-		return Skipped{}, false
-	}
 	now := dc.in.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -40,6 +40,10 @@ func (dc *decider) coolingDown(img image.Image) (Skipped, bool) {
 	seen := now
 	if s, ok := dc.reg.(Sightings); ok && img.Digest != "" {
 		seen = s.FirstSeen(dc.m.Image, img.Tag, img.Digest, now)
+	}
+	minAge := dc.m.MinAge
+	if minAge <= 0 {
+		return Skipped{}, false
 	}
 	from, by := seen, "first seen by pin"
 	if created := dc.opts.Created(img); created.After(seen) {
@@ -51,7 +55,26 @@ func (dc *decider) coolingDown(img image.Image) (Skipped, bool) {
 	}
 	until := from.Add(minAge)
 	return Skipped{Image: img, CoolingUntil: until,
-		Why: fmt.Sprintf("cooling down until %s: %s %s, %s ago; min_age is %s", lock.FormatTime(until), by, lock.FormatTime(from), catalogue.FormatAge(max(age, 0).Truncate(time.Minute)), catalogue.FormatAge(minAge))}, true
+		Why: fmt.Sprintf("cooling down until %s: %s %s, %s; min_age is %s", lock.FormatTime(until), by, lock.FormatTime(from), ago(age), catalogue.FormatAge(minAge))}, true
+}
+
+// ago says an age in words, to the minute: "2d3h ago", "just now".
+func ago(d time.Duration) string {
+	d = d.Truncate(time.Minute)
+	if d <= 0 {
+		return "just now"
+	}
+	var s string
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}} {
+		if n := d / u.unit; n > 0 {
+			s += fmt.Sprintf("%d%s", n, u.name)
+			d -= n * u.unit
+		}
+	}
+	return s + " ago"
 }
 
 // onlyCooling reports whether every tag skipped is cooling down.
