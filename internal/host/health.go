@@ -19,11 +19,14 @@ type Probe struct {
 // (State.Health; check "" for a container without one).
 //
 // The exit code and end are kept for a container whose run ended
-// (exited, dead, restarting: between two runs), not for one that runs.
+// (exited, dead, restarting: between two runs; Podman's "stopped", its
+// word for a container between two runs of its restart policy), not for
+// one that runs, is paused or never started.
 func EngineHealth(state string, exitCode int, finishedAt, check string, log []Probe) (Health, error) {
 	var h Health
 	switch state {
-	case StateExited, StateDead, StateRestarting:
+	case StateRunning, StatePaused, StateCreated:
+	default:
 		end, err := ParseStartedAt(finishedAt)
 		if err != nil {
 			return Health{}, fmt.Errorf("finished at: %w", err)

@@ -202,6 +202,11 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 						return fail("inspecting container "+c.Name, err)
 					}
 					c.StartedAt = started
+					// The inspect's state, newer than the list's: the
+					// state, start and health of one moment.
+					if resp.State.Status != "" {
+						c.State = string(resp.State.Status)
+					}
 					if c.Health, err = engineHealth(resp.State); err != nil {
 						return fail("inspecting container "+c.Name, err)
 					}
