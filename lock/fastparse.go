@@ -297,6 +297,13 @@ func (p *fastParser) promoted() (*Promotion, bool) {
 			seen["hosts"] = true
 			continue
 		}
+		if strings.HasPrefix(s, "    health ") && !seen["health"] {
+			if pr.Health, ok = listLine(s[2:], "health"); !ok {
+				return nil, false
+			}
+			seen["health"] = true
+			continue
+		}
 		k, v, ok := attr(s, "    ")
 		if !ok || seen[k] {
 			return nil, false

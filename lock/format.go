@@ -124,6 +124,9 @@ func writeEntry(b writer, kind string, m *Module, run, inner *attrRun) {
 		}
 		inner.add("since", FormatTime(p.Since))
 		inner.add("release", p.Release)
+		if health := tagList(p.Health); len(health) > 0 {
+			inner.addList("health", health)
+		}
 		inner.write(b, "    ")
 		b.WriteString("  }\n")
 	}

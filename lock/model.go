@@ -109,11 +109,17 @@ type Module struct {
 // runs the module (Hosts), the earliest of those containers started at
 // Since, and it was promoted together with the modules whose "module
 // digest" lines Release hashes (a multi-image release is one unit).
+//
+// Health is what the engines reported of each container of the module on
+// From's hosts when it was promoted, a line each ("s1/app: running,
+// healthy"), sorted: the evidence the build ran healthy, and what the
+// environment did not require of it ("(not required)").
 type Promotion struct {
 	From    string
 	Hosts   []string
 	Since   time.Time
 	Release string
+	Health  []string
 }
 
 // Equal reports whether p and o format alike; nil equals only nil.
@@ -121,7 +127,8 @@ func (p *Promotion) Equal(o *Promotion) bool {
 	if p == nil || o == nil {
 		return p == o
 	}
-	return sameText(p.From, o.From) && sameTags(p.Hosts, o.Hosts) && SameSecond(p.Since, o.Since) && sameText(p.Release, o.Release)
+	return sameText(p.From, o.From) && sameTags(p.Hosts, o.Hosts) && SameSecond(p.Since, o.Since) && sameText(p.Release, o.Release) &&
+		sameTags(p.Health, o.Health)
 }
 
 // Observation is what one container on one host ran.

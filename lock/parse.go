@@ -29,7 +29,7 @@ var (
 		Blocks: []hcl.BlockHeaderSchema{{Type: "observed", LabelNames: []string{"host"}}, {Type: "promoted"}},
 	}
 	promotedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-		{Name: "from", Required: true}, {Name: "hosts"}, {Name: "since"}, {Name: "release", Required: true},
+		{Name: "from", Required: true}, {Name: "hosts"}, {Name: "since"}, {Name: "release", Required: true}, {Name: "health"},
 	}}
 	observedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "container"}, {Name: "tag"}, {Name: "digest"}, {Name: "image_id"},
@@ -172,7 +172,7 @@ func parseModule(b *hcl.Block) (*Module, hcl.Diagnostics) {
 func parsePromoted(b *hcl.Block) (*Promotion, hcl.Diagnostics) {
 	content, diags := b.Body.Content(promotedSchema)
 	r := reader{attrs: content.Attributes}
-	p := &Promotion{From: r.str("from"), Hosts: r.strings("hosts"), Since: r.time("since"), Release: r.digest("release")}
+	p := &Promotion{From: r.str("from"), Hosts: r.strings("hosts"), Since: r.time("since"), Release: r.digest("release"), Health: r.strings("health")}
 	for _, k := range []string{"from", "release"} {
 		if a := content.Attributes[k]; a != nil && !r.diags.HasErrors() && ((k == "from" && p.From == "") || (k == "release" && p.Release == "")) {
 			r.diags = append(r.diags, diag(a.Expr.Range(), "Empty value in lock", "%s must not be empty in a promoted block. "+repair, k))

@@ -135,3 +135,32 @@ func TestPromotedDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestPromotedHealth: the health a promotion saw is written in the
+// promoted block, sorted and once, read back by both parsers alike, and
+// told apart by Equal; a block without it keeps its bytes.
+func TestPromotedHealth(t *testing.T) {
+	l := promotedSample()
+	l.Modules[0].Promoted.Health = []string{"s2/forgejo: running, health check unhealthy (not required)", "s1/forgejo: running, healthy", "s1/forgejo: running, healthy"}
+	got := string(Format(l))
+	want := strings.Replace(promotedBytes, `    release = "`+dB+`"
+`, `    release = "`+dB+`"
+    health  = ["s1/forgejo: running, healthy", "s2/forgejo: running, health check unhealthy (not required)"]
+`, 1)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Format (-want +got):\n%s", d)
+	}
+	if !agree(t, []byte(got)) {
+		t.Error("the fast path refused a promoted block with health")
+	}
+	back, diags := Parse([]byte(got), "pin.lock.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if !Equal(back, l) || Equal(back, promotedSample()) {
+		t.Errorf("Equal: health %v", back.Module("forge").Promoted.Health)
+	}
+	if string(Format(promotedSample())) != promotedBytes {
+		t.Error("a promoted block without health changed its bytes")
+	}
+}

@@ -223,12 +223,17 @@ func (c *checker) wouldResolve(d *Decision, w weighed) {
 
 // reportSkipped reports the upstream candidates "pin resolve" skipped
 // because their signals conflict: their order is unknown, and a module
-// whose newest tags cannot be ordered is not current.
+// whose newest tags cannot be ordered is not current. One skipped while
+// it cools down (min_age) is newer upstream, and says until when.
 func (c *checker) reportSkipped(d *Decision) {
 	if d.Refusal() != nil {
 		return // said by the refusal
 	}
 	for _, sk := range d.Skipped {
+		if !sk.CoolingUntil.IsZero() {
+			c.add(StatusBehindUpstream, fmt.Sprintf("upstream offers %s, %s", short(sk.Image), sk.Why))
+			continue
+		}
 		c.add(StatusUnknownOrder, fmt.Sprintf("upstream offers %s, skipped: %s, so its version is unknown; pin locks the newest tag whose tag and label agree", short(sk.Image), sk.Why))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -88,6 +89,16 @@ func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (*settled, cho
 			// The module follows this tag: it cannot be skipped.
 			return nil, choice{}, nil, floatingUnknownRefusal(dc.m, dc.opts, img, c)
 		}
+		if sk, cooling := dc.coolingDown(img); cooling {
+			// What the tag names now waits; the floors (the previous
+			// entry among them) are locked meanwhile.
+			w.skipped = []Skipped{sk}
+			s, err := dc.settle(ctx)
+			if err != nil {
+				return s, choice{}, nil, err
+			}
+			return s.with(s.pick(ctx, nil, false, "", lock.SourceUpstream))
+		}
 		w.candidate = &img
 		s, err := dc.settle(ctx)
 		if err != nil {
@@ -108,6 +119,9 @@ func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (*settled, cho
 	}
 	if best == "" {
 		if r := dc.noneVerified(); r != nil {
+			return nil, choice{}, nil, r
+		}
+		if r := dc.coolingRefusal(skipped); r != nil {
 			return nil, choice{}, nil, r
 		}
 		if r := dc.noneAgree(skipped); r != nil {
@@ -141,6 +155,10 @@ type Skipped struct {
 	// Why says it in words: "conflicting versions: the tag says 2.0.0,
 	// the label says 1.0.0".
 	Why string
+	// CoolingUntil, when set, is when the candidate is old enough for the
+	// module's min_age (cooldown.go): it is skipped until then, and its
+	// version is known.
+	CoolingUntil time.Time
 }
 
 // newestAgreeing is the newest upstream tag passing the filters (and the
@@ -165,7 +183,13 @@ func (dc *decider) newestAgreeing(ctx context.Context, tags []string, f Filters)
 		img.Tag = best
 		c := dc.opts.VersionOf(img)
 		if c.Kind != order.Conflicting {
-			return best, img, skipped, nil
+			sk, cooling := dc.coolingDown(img)
+			if !cooling {
+				return best, img, skipped, nil
+			}
+			skipped = append(skipped, sk)
+			left = slices.DeleteFunc(slices.Clone(left), func(t string) bool { return t == best })
+			continue
 		}
 		skipped = append(skipped, Skipped{Image: img, Why: c.String()})
 		left = slices.DeleteFunc(slices.Clone(left), func(t string) bool { return t == best })
@@ -177,7 +201,7 @@ func (dc *decider) newestAgreeing(ctx context.Context, tags []string, f Filters)
 // conflicting signals when nothing runs and nothing was locked: there is
 // no floor to settle for. Nil otherwise.
 func (dc *decider) noneAgree(skipped []Skipped) *Refusal {
-	if len(skipped) == 0 || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
+	if len(skipped) == 0 || onlyCooling(skipped) || dc.old != nil || len(dc.heirs) > 0 || slices.ContainsFunc(dc.obs, IsFloor) {
 		return nil
 	}
 	return noneAgreeRefusal(dc.m, dc.opts, skipped)

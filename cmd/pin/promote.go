@@ -86,7 +86,7 @@ func loadStarts(ctx context.Context, g *globalOptions, s streams, host string) (
 
 // envOf is a catalogue environment as package promote reads it.
 func envOf(e *catalogue.Environment) promote.Env {
-	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak}
+	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak, Require: e.Require}
 }
 
 // environmentPair is FROM and TO, checked.

@@ -85,9 +85,10 @@ type repositoryOutput struct {
 }
 
 type skippedOutput struct {
-	Tag    string `json:"tag"`
-	Digest string `json:"digest"`
-	Reason string `json:"reason"`
+	Tag          string `json:"tag"`
+	Digest       string `json:"digest"`
+	Reason       string `json:"reason"`
+	CoolingUntil string `json:"cooling_until,omitempty"`
 }
 
 type takenOverOutput struct {
@@ -211,7 +212,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Lock: p.Elsewhere(e), Entry: lockImage(e)})
 		}
 		for _, sk := range d.Skipped {
-			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why})
+			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why, CoolingUntil: lock.FormatTime(sk.CoolingUntil)})
 		}
 		out.Modules = append(out.Modules, m)
 	}
@@ -382,6 +383,10 @@ func writePlanTable(w io.Writer, out planOutput) {
 			fmt.Fprintf(w, "  inherits %s %s: its floor is this module's\n", what, describeLocked(t.Entry))
 		}
 		for _, sk := range m.Skipped {
+			if sk.CoolingUntil != "" {
+				fmt.Fprintf(w, "  skipped  %s: %s\n", refText(sk.Tag, sk.Digest), sk.Reason)
+				continue
+			}
 			fmt.Fprintf(w, "  skipped  %s: %s, so its version is unknown\n", refText(sk.Tag, sk.Digest), sk.Reason)
 		}
 		switch {

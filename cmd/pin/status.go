@@ -129,6 +129,7 @@ type statusCell struct {
 	Previous    *statusImage    `json:"behind_previous"`
 	Upstream    *statusImage    `json:"behind_upstream"`
 	Unread      []string        `json:"unread,omitempty"`
+	Unhealthy   []string        `json:"unhealthy,omitempty"`
 	Findings    []string        `json:"findings"`
 }
 
@@ -276,6 +277,9 @@ func cellOut(c promote.Cell, failOn []promote.Status, failed *bool) statusCell {
 			sc.PromotedOut = &statusPromoted{From: p.From, Hosts: p.Hosts, Since: lock.FormatTime(p.Since), Release: p.Release}
 		}
 	}
+	for _, f := range c.Unhealthy {
+		sc.Unhealthy = append(sc.Unhealthy, f.String())
+	}
 	for _, b := range c.Runs {
 		img := b.Image
 		sc.Runs = append(sc.Runs, statusBuild{statusImage: *imageOut(&img), Hosts: b.Hosts, Containers: b.Containers})
@@ -321,6 +325,9 @@ func writeStatusTable(w io.Writer, out statusOutput) error {
 			}
 			if c.Upstream != nil {
 				findings += " (upstream offers " + statusShort(c.Upstream) + ")"
+			}
+			if len(c.Unhealthy) > 0 {
+				findings += " (" + strings.Join(c.Unhealthy, "; ") + ")"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sanitize(m.Name), sanitize(c.Environment), sanitize(statusShort(c.Locked)),
 				sanitize(strings.Join(runs, "; ")), c.Since, sanitize(findings))

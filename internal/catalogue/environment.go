@@ -23,12 +23,43 @@ type Environment struct {
 	From string
 	// Soak is how long a build must have run on From's hosts before it is
 	// promoted here; zero when no soak is asked.
-	Soak      time.Duration
+	Soak time.Duration
+	// Require is what a build must have shown on every host of From that
+	// runs it before it is promoted here (see Requirements): nil when
+	// the catalogue does not say, which is every requirement. A list
+	// always holds RequireRunning.
+	Require   []string
 	DeclRange hcl.Range
 }
 
+// What an environment may require of a build on the hosts of the
+// environment it is promoted from (require = [...]).
+const (
+	// RequireRunning: every container of the module runs (not exited,
+	// dead, restarting or paused). Always required.
+	RequireRunning = "running"
+	// RequireHealthy: a container with a health check is healthy
+	// ("starting" is not yet).
+	RequireHealthy = "healthy"
+	// RequireReady: a Kubernetes pod is Ready.
+	RequireReady = "ready"
+	// RequireNoRestart: no container was restarted by its engine within
+	// the environment's soak.
+	RequireNoRestart = "no-restart"
+)
+
+// Requirements lists every requirement, in the order messages name them:
+// what an environment without require asks.
+var Requirements = []string{RequireRunning, RequireHealthy, RequireReady, RequireNoRestart}
+
+// Requires reports whether the environment asks requirement r of a build
+// before it is promoted here.
+func (e *Environment) Requires(r string) bool {
+	return e.Require == nil || slices.Contains(e.Require, r)
+}
+
 var environmentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "hosts", Required: true}, {Name: "from"}, {Name: "soak"},
+	{Name: "hosts", Required: true}, {Name: "from"}, {Name: "soak"}, {Name: "require"},
 }}
 
 // environmentName is what an environment may be called: its name is part
@@ -86,6 +117,38 @@ func (l *loader) environment(b *hcl.Block) hcl.Diagnostics {
 			diags = append(diags, errorf(at.Range, "soak without from", "Environment %q promotes from no environment, so there is nothing to soak in. Write from = \"staging\" (the environment builds come from), or remove soak.", e.Name))
 		}
 	}
+	if at := a["require"]; at != nil {
+		diags = append(diags, e.require(at, a["from"] != nil)...)
+	}
+	return diags
+}
+
+// require reads an environment's require list: known words, each once,
+// "running" among them, and only where builds come from somewhere.
+func (e *Environment) require(at *hcl.Attribute, hasFrom bool) hcl.Diagnostics {
+	var words []string
+	diags := strList(at, &words)
+	if diags.HasErrors() {
+		return diags
+	}
+	if !hasFrom {
+		return append(diags, errorf(at.Range, "require without from", "Environment %q promotes from no environment, so nothing is required of a build before it comes here. Write from = \"staging\" (the environment builds come from), or remove require.", e.Name))
+	}
+	list := `"` + strings.Join(Requirements, `", "`) + `"`
+	for _, w := range words {
+		switch {
+		case !slices.Contains(Requirements, w):
+			return append(diags, errorf(at.Expr.Range(), "Invalid requirement", "Environment %q requires %q, which pin does not know. Write some of %s: what a build must show on every host of %s before it is promoted here.", e.Name, w, list, fromOr(e.From)))
+		case slices.Contains(e.Require, w):
+			return append(diags, errorf(at.Expr.Range(), "Duplicate requirement", "Environment %q requires %q twice. Keep one.", e.Name, w))
+		}
+		e.Require = append(e.Require, w)
+	}
+	if !slices.Contains(e.Require, RequireRunning) {
+		e.Require = nil
+		return append(diags, errorf(at.Expr.Range(), "require without running", "Environment %q must require %q: a build that does not run on %s proves nothing. Write require = [\"running\"] to require only that, or leave require out to require all of %s.", e.Name, RequireRunning, fromOr(e.From), list))
+	}
+	slices.SortFunc(e.Require, func(a, b string) int { return slices.Index(Requirements, a) - slices.Index(Requirements, b) })
 	return diags
 }
 

@@ -21,7 +21,7 @@ import (
 const DefaultPath = "catalogue.hcl"
 
 var (
-	rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	rootSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "min_age"}}, Blocks: []hcl.BlockHeaderSchema{
 		{Type: "host", LabelNames: []string{"name"}},
 		{Type: "registry", LabelNames: []string{"host"}},
 		{Type: "module", LabelNames: []string{"name"}},
@@ -269,6 +269,8 @@ type loader struct {
 	// envs are the environment blocks by name, envOrder as read.
 	envs     map[string]*envDecl
 	envOrder []*envDecl
+	// minAgeAt is where the catalogue's min_age was read; nil: not yet.
+	minAgeAt *hcl.Range
 }
 
 func errorf(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
@@ -284,6 +286,7 @@ func warnf(rng hcl.Range, summary, detail string, args ...any) *hcl.Diagnostic {
 
 func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 	content, diags := f.Body.Content(rootSchema)
+	diags = append(diags, l.catalogueMinAge(content.Attributes["min_age"])...)
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "host":
@@ -307,6 +310,7 @@ func (l *loader) file(f *hcl.File, dir string) hcl.Diagnostics {
 // environments and their hosts.
 func (l *loader) crossCheck() hcl.Diagnostics {
 	diags := l.checkEnvironments()
+	l.inheritMinAge()
 	for _, m := range l.c.Modules {
 		// A module without a verify block inherits its registry's.
 		if m.Verify == nil {

@@ -41,6 +41,9 @@ type Catalogue struct {
 	Export *Export
 	// Propose is the propose block (propose.go); nil when there is none.
 	Propose *Propose
+	// MinAge is the catalogue's min_age (minage.go): the default of every
+	// track-upstream module that says none; zero for none.
+	MinAge time.Duration
 	// Files holds the parsed files, for rendering diagnostics with source
 	// snippets.
 	Files map[string]*hcl.File
@@ -176,6 +179,12 @@ type Module struct {
 	// goes into the lock, as AllowDowngrade does.
 	AllowUnverified   string
 	allowUnverifiedAt *hcl.Range
+	// MinAge is how old an upstream candidate of a track-upstream module
+	// must be before it is picked (min_age, else the catalogue's): its
+	// age counted from the later of its build date and the first time
+	// pin saw its digest under its tag. Zero: none.
+	MinAge    time.Duration
+	minAgeSet bool
 
 	DeclRange hcl.Range
 	// attrs are where the attributes' values are, for diagnostics raised

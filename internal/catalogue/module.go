@@ -22,7 +22,7 @@ var (
 			{Name: "pin"}, {Name: "tag"}, {Name: "constraint"}, {Name: "tags"},
 			{Name: "versioning"}, {Name: "prerelease"}, {Name: "any_variant"},
 			{Name: "platforms"}, {Name: "allow_downgrade"}, {Name: "one_way"},
-			{Name: "restore"}, {Name: "allow_unverified"},
+			{Name: "restore"}, {Name: "allow_unverified"}, {Name: "min_age"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "runs_on", LabelNames: []string{"host"}}, {Type: "verify"}},
 	}
@@ -81,6 +81,10 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 	diags = append(diags, boolean(a["one_way"], &m.OneWay)...)
 	diags = append(diags, str(a["restore"], &m.Restore)...)
 	diags = append(diags, allowUnverified(a["allow_unverified"], m)...)
+	if at := a["min_age"]; at != nil {
+		diags = append(diags, minAge(at, fmt.Sprintf("module %q", m.Name), &m.MinAge)...)
+		m.minAgeSet = true
+	}
 
 	if a["image"] == nil {
 		diags = append(diags, errorf(b.DefRange, "Missing image", "Module %q names no image. Write the repository of the image it runs, without a tag (the tag goes in pin or tag), such as image = %q.", m.Name, exampleImage(m.Name)))
@@ -170,7 +174,7 @@ func (l *loader) module(b *hcl.Block, dir string) hcl.Diagnostics {
 		diags = append(diags, errorf(a["constraint"].Range, "Floating tag with a constraint", "Module %q follows the floating tag %q, so a version range does not apply. Remove constraint, or remove tag to pick among versioned tags.", m.Name, m.Tag))
 	}
 	if m.Policy != TrackUpstream && m.Policy != "" {
-		for _, k := range []string{"tag", "constraint", "tags", "prerelease"} {
+		for _, k := range []string{"tag", "constraint", "tags", "prerelease", "min_age"} {
 			if attr := a[k]; attr != nil {
 				diags = append(diags, warnf(attr.Range, "Ignored argument", "%s only applies to policy \"track-upstream\"; module %q has policy %q. Remove it, or change the policy.", k, m.Name, m.Policy))
 			}

@@ -58,7 +58,50 @@ type Container struct {
 	// when zero, so files written before them read, and write, alike.
 	StartedAt    time.Time `json:"started_at,omitzero"`
 	RestartCount int       `json:"restart_count,omitempty"`
+	// Health is what the engine reports of the container's health, read
+	// with StartedAt (an adapter reads it only when asked, as StartedAt).
+	Health
 }
+
+// Health is what an engine reports of a container's health: how its last
+// run ended, its health check's verdict, and, on Kubernetes, its pod's
+// Ready condition. Every field is left out of the JSON when not known,
+// so snapshots and published observations written before them read, and
+// write, alike: a field not known is not read, never "healthy".
+type Health struct {
+	// ExitCode is the exit code of the container's last run once it
+	// ended (State.ExitCode; a Kubernetes container's last termination),
+	// and FinishedAt when it ended, in UTC; zero when it has not ended or
+	// is not known.
+	ExitCode   int       `json:"exit_code,omitempty"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// Check is the health check's verdict (HealthHealthy, HealthUnhealthy,
+	// HealthStarting); "" for a container without a health check, and
+	// when not read (HealthNone is never stored: an engine's "none" is
+	// "", so that a snapshot of containers without checks stays as it
+	// was).
+	Check string `json:"health,omitempty"`
+	// Ready is a Kubernetes pod's Ready condition; nil off Kubernetes and
+	// when not read.
+	Ready *bool `json:"ready,omitempty"`
+	// Since is when the health check's verdict or the Ready condition
+	// became what they say, as far as the engine tells (the first probe
+	// of the verdict's current streak in Docker's health log, the Ready
+	// condition's last transition); zero when not known.
+	Since time.Time `json:"health_since,omitzero"`
+}
+
+// The verdicts of a Docker (and Podman) health check.
+const (
+	HealthHealthy   = "healthy"
+	HealthUnhealthy = "unhealthy"
+	// HealthStarting: the check has not passed yet (within its start
+	// period, or before its first probe): not yet healthy.
+	HealthStarting = "starting"
+	// HealthNone: the engine's word for a container without a health
+	// check; read as "".
+	HealthNone = "none"
+)
 
 // Started reports whether the snapshot knows when the container started.
 func (c Container) Started() bool { return !c.StartedAt.IsZero() }
@@ -277,8 +320,17 @@ func parseInspect(data []byte, base int64, trimmed []byte, hostName string) (*Sn
 		switch {
 		case len(e.State) > 0:
 			var st struct {
-				Status    string `json:"Status"`
-				StartedAt string `json:"StartedAt"`
+				Status     string `json:"Status"`
+				StartedAt  string `json:"StartedAt"`
+				FinishedAt string `json:"FinishedAt"`
+				ExitCode   int    `json:"ExitCode"`
+				Health     *struct {
+					Status string `json:"Status"`
+					Log    []struct {
+						Start    time.Time `json:"Start"`
+						ExitCode int       `json:"ExitCode"`
+					} `json:"Log"`
+				} `json:"Health"`
 			}
 			if err := json.Unmarshal(e.State, &st); err != nil {
 				return nil, fmt.Errorf("docker inspect entry %d: reading State: %w", n, err)
@@ -289,6 +341,17 @@ func parseInspect(data []byte, base int64, trimmed []byte, hostName string) (*Sn
 				return nil, fmt.Errorf("docker inspect container %s: %w", c.Name, err)
 			}
 			c.StartedAt = started
+			var check string
+			var log []Probe
+			if st.Health != nil {
+				check = st.Health.Status
+				for _, p := range st.Health.Log {
+					log = append(log, Probe{Start: p.Start, ExitCode: p.ExitCode})
+				}
+			}
+			if c.Health, err = EngineHealth(c.State, st.ExitCode, st.FinishedAt, check, log); err != nil {
+				return nil, fmt.Errorf("docker inspect container %s: %w", c.Name, err)
+			}
 			if e.Config != nil {
 				c.Image = e.Config.Image
 			}

@@ -136,6 +136,10 @@ type Observation struct {
 	// long all of them have run. Neither is part of the lock.
 	StartedAt    time.Time
 	RestartCount int
+	// Health is what the engine reports of the container's health (exit
+	// code, health check, Ready), read with StartedAt; of replicas, the
+	// worst of theirs (host.Health.Worst). Not part of the lock.
+	Health host.Health
 }
 
 // Running reports whether the container runs now (running, paused or
@@ -187,7 +191,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 		img, claimed := containerImage(m.Image, s, c)
 		if c.Workload == "" {
 			obs = append(obs, Observation{Host: hostName, Container: c.Name, State: c.State, Image: img, TagClaimed: claimed,
-				StartedAt: c.StartedAt, RestartCount: c.RestartCount})
+				StartedAt: c.StartedAt, RestartCount: c.RestartCount, Health: c.Health})
 			return
 		}
 		where := c.Workload + "/" + c.Name
@@ -197,7 +201,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 			i = len(obs)
 			group[g] = i
 			obs = append(obs, Observation{Host: hostName, Container: where, State: c.State, Image: img, TagClaimed: claimed,
-				StartedAt: c.StartedAt, RestartCount: c.RestartCount})
+				StartedAt: c.StartedAt, RestartCount: c.RestartCount, Health: c.Health})
 		}
 		o := &obs[i]
 		if ok {
@@ -208,6 +212,7 @@ func Observations(m *catalogue.Module, seen Observed) (obs []Observation, missin
 				o.StartedAt = c.StartedAt
 			}
 			o.RestartCount = max(o.RestartCount, c.RestartCount)
+			o.Health = o.Health.Worst(c.Health)
 		}
 		if c.Pod == "" {
 			return // read from a template: no replica

@@ -12,7 +12,11 @@
 // policy — plus the time now. It reaches no network, writes no file and
 // renders nothing: cmd/pin does.
 //
-// A promotion refuses, and changes nothing, when FROM's hosts disagree
+// A promotion refuses, and changes nothing, when a container of the
+// module on FROM does not run healthy as TO requires (health.go: exited,
+// dead, restarting or paused; its health check failing or not yet
+// passed; its pod not Ready; restarted by its engine within the soak —
+// TO's require may ask less), when FROM's hosts disagree
 // (skew), when the build has run in FROM for less than TO's soak (from
 // each container's start as its engine reports it: a restart starts the
 // clock again), when the signature policy fails, when TO runs or locks

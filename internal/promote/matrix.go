@@ -38,7 +38,7 @@ const (
 )
 
 // Statuses lists the statuses in the order reports name them.
-var Statuses = []Status{StatusSkew, StatusBehindPrevious, StatusBehindUpstream, StatusNotRolledOut, StatusNotLocked, StatusHeld, StatusUnread}
+var Statuses = []Status{StatusSkew, StatusUnhealthy, StatusBehindPrevious, StatusBehindUpstream, StatusNotRolledOut, StatusNotLocked, StatusHeld, StatusUnread}
 
 // MatrixInput is what the drift matrix reads.
 type MatrixInput struct {
@@ -84,7 +84,11 @@ type Cell struct {
 	// Upstream upstream's newer build (StatusBehindUpstream).
 	Previous, Upstream *image.Image
 	Unread             []string
-	Statuses           []Status
+	// Unhealthy are the containers of the module on the environment's
+	// hosts that do not run healthy (StatusUnhealthy), as a promotion
+	// from it would find them: the engines' words, since when.
+	Unhealthy []Finding
+	Statuses  []Status
 }
 
 // Has reports whether c carries status s.
@@ -178,6 +182,11 @@ func cell(m *catalogue.Module, env Env, obs []observe.Observation, in MatrixInpu
 	slices.SortStableFunc(c.Runs, func(a, b Build) int { return b.Containers - a.Containers })
 	if len(c.Runs) > 1 {
 		c.Statuses = append(c.Statuses, StatusSkew)
+	}
+	if len(c.Runs) > 0 {
+		if c.Unhealthy, _ = Unhealthy(env, obs, nil, 0, in.Now); len(c.Unhealthy) > 0 {
+			c.Statuses = append(c.Statuses, StatusUnhealthy)
+		}
 	}
 	switch {
 	case c.Locked == nil && len(c.Runs) > 0:

@@ -30,6 +30,10 @@ type Env struct {
 	// Soak is how long a build must have run in the environment it is
 	// promoted from before it may come here; zero for none.
 	Soak time.Duration
+	// Require is what a build must show on every host of the environment
+	// it is promoted from before it comes here (catalogue.Requirements'
+	// words); nil: all of them.
+	Require []string
 }
 
 func (e Env) has(host string) bool { return slices.Contains(e.Hosts, host) }
@@ -266,6 +270,10 @@ func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) 
 			running = append(running, o)
 		}
 	}
+	health, refusal := healthGate(in, m, obs)
+	if refusal != nil && in.Pick == nil {
+		return entry, nil, refusal, nil
+	}
 	var cand image.Image
 	if in.Pick != nil {
 		p, msg := catalogue.ParsePin(in.Pick.Ref)
@@ -302,6 +310,7 @@ func promoteOne(ctx context.Context, in Input, m *catalogue.Module, named bool) 
 			Fix: "a promotion is never a downgrade: promote a newer build, or state the downgrade (allow_downgrade) in the module"}, nil
 	}
 	entry.New = newEntry(in, m, cand, v, sig, running, obs)
+	entry.New.Promoted.Health = health
 	return entry, nil, nil, nil
 }
 

@@ -249,24 +249,27 @@ func TestPromoteRefusesSkew(t *testing.T) {
 // TestPromoteRefusesBeforeSoak: the build must have run in staging for
 // production's soak in every container; a restart starts the clock
 // again (the engine's StartedAt), and a start not known proves nothing.
+// A restart by the engine within the soak is a build that does not run
+// healthy (no-restart), refused as such.
 func TestPromoteRefusesBeforeSoak(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		ago      time.Duration
 		restarts int
+		kind     Kind
 		want     string
 	}{
-		{"young", 23 * time.Hour, 0, "only for 23h0m0s"},
-		{"restarted", time.Hour, 3, "restarted 3 times"},
-		{"unknown start", 0, 0, "not known"},
-		{"host clock ahead", -2 * time.Hour, 0, "2h0m0s ahead of this clock: check the host's clock"},
+		{"young", 23 * time.Hour, 0, KindSoak, "only for 23h0m0s"},
+		{"restarted", time.Hour, 3, KindUnhealthy, "restarted 3 times"},
+		{"unknown start", 0, 0, KindSoak, "not known"},
+		{"host clock ahead", -2 * time.Hour, 0, KindSoak, "2h0m0s ahead of this clock: check the host's clock"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld("web")
 			w.run("s1", "web", "1.28.0", 72*time.Hour, 0)
 			w.run("s2", "web", "1.28.0", tc.ago, tc.restarts)
 			old := lock.Format(w.old)
-			r := refusedAs(t, promote(t, w.input()), old, "web", KindSoak)
+			r := refusedAs(t, promote(t, w.input()), old, "web", tc.kind)
 			if !strings.Contains(r.Why, tc.want) || !strings.Contains(r.Why, "s2/web") {
 				t.Errorf("why: %s", r.Why)
 			}

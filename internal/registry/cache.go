@@ -19,6 +19,7 @@ import (
 //
 //	blobs.pack           manifests and configs, a record each (cache_pack.go)
 //	hints                "<repository> <tag> <digest>" lines (cache_hints.go)
+//	seen                 "<repository> <tag> <digest> <unix seconds>" lines (cache_seen.go)
 //	blobs/sha256/<hex>   a manifest or config an older pin wrote: still read
 //
 // Content is immutable and verified against its digest on every read: an
@@ -51,6 +52,8 @@ type Cache struct {
 
 	hintsW    sync.Mutex // held while appending to hintsFile
 	hintsFile appender
+
+	seen sightings // cache_seen.go
 }
 
 // appender is a file the cache appends to, opened on first use and kept

@@ -32,6 +32,9 @@ const (
 type Layout struct {
 	path    layout.Path
 	entries []layoutEntry
+	// Sightings keeps when pin first saw each digest under a tag of the
+	// mirror (FirstSeen); nil keeps nothing.
+	Sightings *Cache
 }
 
 type layoutEntry struct {

@@ -87,6 +87,7 @@ func (r *Registries) For(repo string) resolve.Registry {
 			f := failing{err: fmt.Errorf("mirror of %s: %w", regHost, err)}
 			s, sig = f, sigstore.Registry{Source: f}
 		} else {
+			l.Sightings = r.cache() // min_age's first sightings
 			s, sig = l, sigstore.Registry{Source: l}
 		}
 	case r.o.Offline:

@@ -57,9 +57,10 @@ type Host struct {
 	// Timeout bounds each call to the engine; zero means DefaultTimeout.
 	Timeout time.Duration
 
-	// StartTimes reads each container's start and restart count
-	// (host.Container.StartedAt and RestartCount, from the engine's
-	// State.StartedAt and RestartCount): an inspect per container, at
+	// StartTimes reads each container's start, restart count and health
+	// (host.Container.StartedAt, RestartCount and Health, from the
+	// engine's State.StartedAt, RestartCount, ExitCode, FinishedAt and
+	// Health): an inspect per container, at
 	// most InspectConcurrency at once with the image inspects, so only
 	// the commands that need them ask (pin promote, pin status, pin
 	// observe); pin resolve's calls stay what they were.
@@ -201,6 +202,14 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 						return fail("inspecting container "+c.Name, err)
 					}
 					c.StartedAt = started
+					// The inspect's state, newer than the list's: the
+					// state, start and health of one moment.
+					if resp.State.Status != "" {
+						c.State = string(resp.State.Status)
+					}
+					if c.Health, err = engineHealth(resp.State); err != nil {
+						return fail("inspecting container "+c.Name, err)
+					}
 				}
 			}
 			return nil
@@ -237,6 +246,21 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	}
 	snap.Normalise()
 	return snap, nil
+}
+
+// engineHealth is what a container's inspected state says of its health.
+func engineHealth(st *container.State) (host.Health, error) {
+	var check string
+	var log []host.Probe
+	if st.Health != nil {
+		check = string(st.Health.Status)
+		for _, p := range st.Health.Log {
+			if p != nil {
+				log = append(log, host.Probe{Start: p.Start, ExitCode: p.ExitCode})
+			}
+		}
+	}
+	return host.EngineHealth(string(st.Status), st.ExitCode, st.FinishedAt, check, log)
 }
 
 // Calls counts the calls that Observe makes to the engine, by kind, for

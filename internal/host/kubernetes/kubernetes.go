@@ -46,9 +46,10 @@ type Host struct {
 	Selector string
 	// Timeout bounds each request; zero means DefaultTimeout.
 	Timeout time.Duration
-	// StartTimes fills each container's StartedAt and RestartCount from
-	// the kubelet's report (the container state's startedAt, its
-	// restartCount), as docker.Host.StartTimes does from the engine: the
+	// StartTimes fills each container's StartedAt, RestartCount and
+	// Health from the kubelet's report (the container state's startedAt,
+	// its restartCount, its last termination, the pod's Ready
+	// condition), as docker.Host.StartTimes does from the engine: the
 	// pod list already carries them, so they cost nothing, but a
 	// snapshot holds them only when asked (pin promote, pin status, pin
 	// observe), and other snapshots stay as they were.
@@ -175,6 +176,7 @@ func snapshot(hostName string, pods []corev1.Pod, owners owners, idle []idleWork
 			if startTimes {
 				c := &snap.Containers[len(snap.Containers)-1]
 				c.StartedAt, c.RestartCount = startedAt(st), int(st.RestartCount)
+				c.Health = health(p, st)
 			}
 			img := images[digest]
 			if img == nil {
@@ -253,6 +255,37 @@ func startedAt(st corev1.ContainerStatus) time.Time {
 		return st.State.Terminated.StartedAt.UTC()
 	}
 	return time.Time{}
+}
+
+// health is what the kubelet reports of a container's health: its pod's
+// Ready condition and when it last changed, and, for a container whose
+// run ended (terminated, or waiting to run again after one:
+// CrashLoopBackOff), that run's exit code and end.
+func health(p *corev1.Pod, st corev1.ContainerStatus) host.Health {
+	var h host.Health
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			ready := c.Status == corev1.ConditionTrue
+			h.Ready, h.Since = &ready, c.LastTransitionTime.UTC()
+			if c.LastTransitionTime.IsZero() {
+				h.Since = time.Time{}
+			}
+		}
+	}
+	if h.Ready == nil {
+		// The kubelet has not reported the condition: not Ready.
+		ready := false
+		h.Ready = &ready
+	}
+	switch t := cmp.Or(st.State.Terminated, st.LastTerminationState.Terminated); {
+	case st.State.Running != nil || t == nil:
+	default:
+		h.ExitCode = int(t.ExitCode)
+		if !t.FinishedAt.IsZero() {
+			h.FinishedAt = t.FinishedAt.UTC()
+		}
+	}
+	return h
 }
 
 func state(p *corev1.Pod, st corev1.ContainerStatus) string {

@@ -37,6 +37,9 @@ func (g *Gen) envSetup() *Setup {
 	s.Envs = []*Env{staging, production}
 	for i := range 1 + g.rng.IntN(3) {
 		m := g.module(fmt.Sprintf("m%d", i+1))
+		if m.Policy == "track-upstream" && g.on("minage") && g.envRng.IntN(100) < 40 {
+			m.MinAge = []time.Duration{24 * time.Hour, 48 * time.Hour}[g.envRng.IntN(2)]
+		}
 		// Most modules run in both environments: what is promoted.
 		for _, e := range s.Envs {
 			if !inEnv(m, e) && g.pct(85) {
@@ -150,6 +153,14 @@ func (g *Gen) envEvent(w *World) (Op, bool) {
 		hn := m.Hosts[g.rng.IntN(len(m.Hosts))]
 		if c := w.Host(hn).ctr(m.Name); c != nil && Runs(c.State) {
 			return Op{Kind: OpRestart, Mod: m.Name, Host: hn}, true
+		}
+		return Op{}, false
+	case r < 38 && g.on("health"):
+		m := w.Mods[g.rng.IntN(len(w.Mods))]
+		hn := m.Hosts[g.rng.IntN(len(m.Hosts))]
+		if c := w.Host(hn).ctr(m.Name); c != nil {
+			verdict := []string{"healthy", "healthy", "unhealthy", "starting"}[g.rng.IntN(4)]
+			return Op{Kind: OpHealth, Mod: m.Name, Host: hn, State: verdict}, true
 		}
 		return Op{}, false
 	}

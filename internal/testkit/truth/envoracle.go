@@ -24,6 +24,10 @@ const (
 	// CheckHold: a held entry stays, in resolve and in automatic
 	// promotions, until lifted.
 	CheckHold = "hold"
+	// CheckCoolDown: no track-upstream pick is younger than its module's
+	// min_age, counted from the first time its tag named it (pin cannot
+	// have seen it there before); what runs is never held back.
+	CheckCoolDown = "cool-down"
 )
 
 // Close removes the folder the history's lock files were written in.
@@ -232,6 +236,9 @@ func (r *Runner) envResolve(fromHost, only, env string) *Failure {
 			if f := r.ownInputs(m, e, b, old[m.Name]); f != nil {
 				return f
 			}
+			if f := r.cooledDown(m, e, b, ne, old[m.Name], has && b.Rank <= fl.rank); f != nil {
+				return f
+			}
 			if f := r.movedFloor(m, e, b, "resolve"); f != nil && (fromHost == "" || slices.Contains(m.Hosts, fromHost)) {
 				// (lock --from-host keeps, untouched, a module that does
 				// not run on the host it reads: not decided, as check 1.)
@@ -384,6 +391,21 @@ func (r *Runner) promotedRan(o Op, m *Module, from, to *Env, b *Build, ne Entry)
 			running = append(running, s)
 		}
 	}
+	// Only a healthy run proves a build: every container of the module
+	// on FROM that has started runs (not paused, restarting, exited or
+	// dead), its health check (if any) says healthy, and its engine did
+	// not restart it within TO's soak.
+	for _, s := range r.envSeen(m, from, "") {
+		switch {
+		case s.ctr.State == "created":
+		case s.ctr.State != "running":
+			return fail("%s is %s on a host of %s: only a build that runs healthy on every host of FROM is promoted", s, s.ctr.State, from.Name)
+		case s.ctr.Health == "unhealthy" || s.ctr.Health == "starting":
+			return fail("%s: its health check says %s", s, s.ctr.Health)
+		case to.Soak > 0 && s.ctr.Restarts > 0 && r.World.Clock.Sub(s.ctr.StartedAt) < to.Soak:
+			return fail("%s was restarted by its engine %d times, last at %s, within %s's soak of %v", s, s.ctr.Restarts, s.ctr.StartedAt.Format("2006-01-02T15:04"), to.Name, to.Soak)
+		}
+	}
 	if len(running) == 0 {
 		return fail("no host of %s runs the module (whatever %s's lock says, what is promoted is what runs)", from.Name, from.Name)
 	}
@@ -396,6 +418,39 @@ func (r *Runner) promotedRan(o Op, m *Module, from, to *Env, b *Build, ne Entry)
 		}
 	}
 	r.Stats["promotion checked"]++
+	return nil
+}
+
+// cooledDown checks that a new entry picked from upstream (ne, by its
+// tag) under a min_age is at least that old by the world's clock since
+// its tag first named it: pin's first sighting is no earlier, and its
+// build date counts only when later. An entry at or below a floor
+// (atFloor), or naming what a container of the fleet runs or a lock of
+// it names (a floor, here or carried by a host that moved), is never
+// held back.
+func (r *Runner) cooledDown(m *Module, e *Env, b *Build, ne, old Entry, atFloor bool) *Failure {
+	if m.MinAge <= 0 || ne.Tag == "" || ne.Digest == old.Digest || atFloor {
+		return nil
+	}
+	for _, h := range r.World.Hosts {
+		if c := h.ctr(m.Name); c != nil && m.Builds[c.Build] == b {
+			return nil
+		}
+	}
+	for _, x := range r.World.Envs {
+		if lockEntries(r.World.Locks[x.Name])[m.Name].Digest == b.Digest {
+			return nil
+		}
+	}
+	appeared, ok := m.Appeared[ne.Tag+"@"+b.Digest]
+	if !ok {
+		return nil
+	}
+	r.Stats["cool-down checked"]++
+	if age := r.World.Clock.Sub(appeared); age < m.MinAge {
+		return &Failure{Check: CheckCoolDown, Msg: fmt.Sprintf("module %s: %s's lock takes %s (tag %s), which its tag has named only since %s, %v ago: younger than min_age %v",
+			m.Name, e.Name, b.name(), ne.Tag, appeared.Format("2006-01-02T15:04"), age, m.MinAge)}
+	}
 	return nil
 }
 

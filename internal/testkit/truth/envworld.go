@@ -23,6 +23,7 @@ const (
 	OpRestart OpKind = "restart" // the engine restarts a container: it starts again now
 	OpPromote OpKind = "promote" // "pin promote FROM TO [MODULE...]" (Host FROM, Tag TO, Text modules, Ref a --pick)
 	OpLift    OpKind = "lift"    // "pin promote --lift FROM TO MODULE" (Host FROM, Tag TO)
+	OpHealth  OpKind = "health"  // a container's health check says State ("healthy", "unhealthy", "starting")
 )
 
 // Runs reports whether a container in state runs its build now: its
@@ -100,6 +101,13 @@ func (w *World) applyEnv(o Op, m *Module, h *Host) {
 		if c := h.ctr(o.Mod); c != nil && m != nil {
 			c.StartedAt, c.State = w.Clock, "running"
 			c.Restarts++
+			if c.Health != "" {
+				c.Health = "starting" // checked anew after a start
+			}
+		}
+	case OpHealth:
+		if c := h.ctr(o.Mod); c != nil && m != nil {
+			c.Health = o.State
 		}
 	case OpHostMove:
 		w.moveHost(o.Host, o.Tag)
@@ -117,6 +125,8 @@ func describeEnv(o Op, bname func(int) string) string {
 		return "time passes: " + o.Text
 	case OpRestart:
 		return fmt.Sprintf("%s/%s is restarted by its engine", o.Host, o.Mod)
+	case OpHealth:
+		return fmt.Sprintf("%s/%s's health check says %s", o.Host, o.Mod, o.State)
 	case OpPromote:
 		s := fmt.Sprintf("promote %s %s", o.Host, o.Tag)
 		if o.Text != "" {

@@ -35,6 +35,8 @@ var Features = []string{
 	"environments", // histories with two environments, promotions, holds and a clock (envgen.go)
 	"hostmove",     // in half of those, hosts move between environments; "resolve --environment X" steps (hostmove.go)
 	"skip",         // hosts down, skipped under skip_unreachable; modules renamed in histories with environments (drawn from skipRng)
+	"health",       // in those, health checks that pass, fail or have not passed yet
+	"minage",       // in those, track-upstream modules with a min_age
 }
 
 // Gen generates histories.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
@@ -225,7 +226,7 @@ func catalogueOf(w *World) *catalogue.Catalogue {
 		c.Hosts = append(c.Hosts, &catalogue.Host{Name: h.Name, Snapshot: h.Name + ".json"})
 	}
 	for _, m := range w.Mods {
-		cm := &catalogue.Module{Name: m.Name, Image: m.Repo, Policy: catalogue.Policy(m.Policy), Tag: m.Float, OneWay: m.OneWay}
+		cm := &catalogue.Module{Name: m.Name, Image: m.Repo, Policy: catalogue.Policy(m.Policy), Tag: m.Float, OneWay: m.OneWay, MinAge: m.MinAge}
 		if m.Pin != "" {
 			p, msg := catalogue.ParsePin(m.Pin)
 			if msg != "" {
@@ -279,7 +280,7 @@ func observed(w *World, hosts []*Host) observe.Observed {
 			}
 			if w.Envs != nil {
 				// (Read with start times, as pin promote reads hosts.)
-				ctr.StartedAt, ctr.RestartCount = c.StartedAt, c.Restarts
+				ctr.StartedAt, ctr.RestartCount, ctr.Check = c.StartedAt, c.Restarts, c.Health
 			}
 			s.Containers = append(s.Containers, ctr)
 			os, arch, _ := strings.Cut(platform, "/")
@@ -301,15 +302,32 @@ func registryOf(w *World) func(repo string) resolve.Registry {
 	return func(repo string) resolve.Registry {
 		for _, m := range w.Mods {
 			if m.Repo == repo {
-				return memRegistry{m}
+				return memRegistry{m, w.Seen}
 			}
 		}
 		return nil
 	}
 }
 
-// memRegistry serves one module's builds and tags as a registry would.
-type memRegistry struct{ m *Module }
+// memRegistry serves one module's builds and tags as a registry would,
+// and keeps pin's first sightings as its cache does.
+type memRegistry struct {
+	m    *Module
+	seen map[string]time.Time
+}
+
+var _ resolve.Sightings = memRegistry{}
+
+// FirstSeen is internal/registry's Cache.FirstSeen over the world's
+// memory.
+func (r memRegistry) FirstSeen(repo, tag, digest string, now time.Time) time.Time {
+	k := repo + " " + tag + " " + digest
+	if t, ok := r.seen[k]; ok && !now.Before(t) {
+		return t
+	}
+	r.seen[k] = now
+	return now
+}
 
 func (r memRegistry) Tags(_ context.Context, repo string) ([]string, error) {
 	tags := make([]string, 0, len(r.m.Tags))

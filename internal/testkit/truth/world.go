@@ -112,6 +112,13 @@ type Module struct {
 	OneWay  bool
 	Restore bool
 	Hosts   []string
+	// MinAge is a track-upstream module's min_age (histories with
+	// environments only); zero for none.
+	MinAge time.Duration
+	// Appeared is when each tag first named each build ("tag@digest"),
+	// by the world's clock: the earliest pin can have seen it there.
+	// Kept only in histories with environments.
+	Appeared map[string]time.Time
 }
 
 // Allowed reports whether the catalogue states a downgrade in words.
@@ -142,6 +149,7 @@ func (m *Module) clone() *Module {
 	c := *m
 	c.Tags = maps.Clone(m.Tags)
 	c.Hosts = slices.Clone(m.Hosts)
+	c.Appeared = maps.Clone(m.Appeared)
 	return &c
 }
 
@@ -156,6 +164,9 @@ type Ctr struct {
 	// then); Restarts how often the engine restarted it since.
 	StartedAt time.Time
 	Restarts  int
+	// Health is its health check's verdict ("healthy", "unhealthy",
+	// "starting"); "" for a container without a health check.
+	Health string
 }
 
 // Host is a machine of the fleet.
@@ -209,6 +220,9 @@ type World struct {
 	// name; Dir is the folder they are written in, as pin reads them.
 	Locks map[string][]byte
 	Dir   string
+	// Seen is pin's memory of upstream tags (the cache's seen file): when
+	// it first saw each digest under a tag, "repo tag digest".
+	Seen map[string]time.Time
 	// Clock is the time now: it passes (OpTick) in histories with
 	// environments, and is Now in the others.
 	Clock time.Time
@@ -246,7 +260,7 @@ type Setup struct {
 
 // World returns a fresh world from the setup, sharing only the builds.
 func (s *Setup) World() *World {
-	w := &World{Tampered: map[string]bool{}, Envs: cloneEnvs(s.Envs), Clock: s.Clock}
+	w := &World{Tampered: map[string]bool{}, Envs: cloneEnvs(s.Envs), Clock: s.Clock, Seen: map[string]time.Time{}}
 	if w.Clock.IsZero() {
 		w.Clock = Now
 	}
@@ -254,7 +268,14 @@ func (s *Setup) World() *World {
 		w.Locks = map[string][]byte{}
 	}
 	for _, m := range s.Mods {
-		w.Mods = append(w.Mods, m.clone())
+		c := m.clone()
+		if s.Envs != nil {
+			c.Appeared = map[string]time.Time{}
+			for tag, id := range c.Tags {
+				c.Appeared[tag+"@"+c.Builds[id].Digest] = w.Clock
+			}
+		}
+		w.Mods = append(w.Mods, c)
 	}
 	for _, h := range s.Hosts {
 		w.Hosts = append(w.Hosts, &Host{Name: h.Name, Store: h.Store, Platform: h.Platform, Ctrs: map[string]*Ctr{}, Labelled: h.Labelled, Out: h.Out})
@@ -372,6 +393,9 @@ func (w *World) apply(o Op) Op {
 				delete(m.Tags, o.Tag)
 			} else {
 				m.Tags[o.Tag] = o.Build
+				if k := o.Tag + "@" + m.Builds[o.Build].Digest; m.Appeared != nil && !hasKey(m.Appeared, k) {
+					m.Appeared[k] = w.Clock
+				}
 			}
 		}
 	case OpTamper:
@@ -579,8 +603,12 @@ func (s *Setup) Describe() string {
 		b.WriteString("\n")
 	}
 	for _, m := range s.Mods {
-		fmt.Fprintf(&b, "module %s (%s): policy %s, pin %q, tag %q, allow_downgrade=%v one_way=%v restore=%v, runs_on %v\n",
+		fmt.Fprintf(&b, "module %s (%s): policy %s, pin %q, tag %q, allow_downgrade=%v one_way=%v restore=%v, runs_on %v",
 			m.Name, m.Profile, m.Policy, shortRef(m.Pin), m.Float, m.Allow, m.OneWay, m.Restore, m.Hosts)
+		if m.MinAge > 0 {
+			fmt.Fprintf(&b, ", min_age %v", m.MinAge)
+		}
+		b.WriteString("\n")
 		for _, bd := range m.Builds {
 			var tags []string
 			for t, i := range m.Tags {
