@@ -318,10 +318,16 @@ type memRegistry struct {
 
 var _ resolve.Sightings = memRegistry{}
 
+// seenMu guards the worlds' first sightings.
+var seenMu sync.Mutex
+
 // FirstSeen is internal/registry's Cache.FirstSeen over the world's
 // memory.
 func (r memRegistry) FirstSeen(repo, tag, digest string, now time.Time) time.Time {
 	k := repo + " " + tag + " " + digest
+	// resolve asks from one goroutine per module, as the cache is asked.
+	seenMu.Lock()
+	defer seenMu.Unlock()
 	if t, ok := r.seen[k]; ok && !now.Before(t) {
 		return t
 	}
