@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // guideFolder makes the fresh folder the offline and CI guides start
@@ -86,5 +89,85 @@ func TestGuideCI(t *testing.T) {
 	reproduces(t, "pin outdated --format github, exact", docBlock(t, guide, "puts the error on the line"), r.stdout)
 	if got := mustRead(t, filepath.Join(dir, "pin.lock.hcl")); string(got) != string(lockBefore) {
 		t.Errorf("the refusals changed the lock")
+	}
+}
+
+// mdLink matches a Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// slug is a heading's anchor as GitHub makes it: lower case, punctuation
+// but "-" and "_" dropped, spaces made "-".
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors are the anchors of a Markdown file's headings (outside fenced
+// blocks), a repeated one with GitHub's -1, -2 suffixes.
+func anchors(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for l := range strings.Lines(string(mustRead(t, path))) {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		s := slug(strings.TrimSpace(strings.TrimLeft(l, "#")))
+		if n := seen[s]; n > 0 {
+			out[fmt.Sprintf("%s-%d", s, n)] = true
+		} else {
+			out[s] = true
+		}
+		seen[s]++
+	}
+	return out
+}
+
+// TestDocLinks: every relative link of the README, CONTRIBUTING.md and the
+// documents under docs/ names a file of the repository, and a heading of
+// it where the link names one.
+func TestDocLinks(t *testing.T) {
+	docs := []string{"README.md", "CONTRIBUTING.md"}
+	for _, pat := range []string{"docs/*.md", "docs/guides/*.md", "docs/cli/*.md"} {
+		m, err := filepath.Glob(filepath.Join(repoRoot, pat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			rel, _ := filepath.Rel(repoRoot, p)
+			docs = append(docs, rel)
+		}
+	}
+	for _, doc := range docs {
+		for _, m := range mdLink.FindAllStringSubmatch(string(mustRead(t, filepath.Join(repoRoot, doc))), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			path := filepath.Join(repoRoot, doc)
+			if file != "" {
+				path = filepath.Join(filepath.Dir(path), file)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %s: no such file", doc, target)
+				continue
+			}
+			if frag != "" && strings.HasSuffix(path, ".md") && !anchors(t, path)[frag] {
+				t.Errorf("%s: link %s: %s has no heading #%s", doc, target, filepath.Base(path), frag)
+			}
+		}
 	}
 }
