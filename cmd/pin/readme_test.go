@@ -122,3 +122,18 @@ func trimLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestREADMEShape: the README stays short, and its first screen holds the
+// two commands: pin on the repository's own catalogue, and the tests.
+func TestREADMEShape(t *testing.T) {
+	lines := strings.Split(strings.TrimRight(string(mustRead(t, filepath.Join(repoRoot, "README.md"))), "\n"), "\n")
+	if len(lines) > 200 {
+		t.Errorf("README.md has %d lines; keep it to 200 and move the rest to docs/guides, docs/reference.md or CONTRIBUTING.md", len(lines))
+	}
+	first := strings.Join(lines[:min(40, len(lines))], "\n")
+	for _, cmd := range []string{"go run ./cmd/pin resolve", "./scripts/test"} {
+		if !strings.Contains(first, cmd) {
+			t.Errorf("README.md's first 40 lines do not hold %q", cmd)
+		}
+	}
+}
