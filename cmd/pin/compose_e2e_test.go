@@ -28,10 +28,10 @@ func dockerCompose(t *testing.T, dh, dir string, env []string, args ...string) s
 	return string(out)
 }
 
-// TestComposeEndToEnd runs the README's Compose path on a real Compose, a
-// real engine and a real registry: examples/compose/ comes up on floating
-// tags; pin init --from-host and --compose scaffold it (the second adds
-// nothing); pin resolve locks what runs; pin export writes the override
+// TestComposeEndToEnd runs the Compose guide's path (docs/guides/compose.md)
+// on a real Compose, a real engine and a real registry: examples/compose/
+// comes up on floating tags; pin init --from-host and --compose scaffold
+// it (the second adds nothing); pin resolve locks what runs; pin export writes the override
 // the catalogue's export block declares (with the test's own project
 // name, --project-name, as -p), and "up -d" with it runs exactly the
 // locked digests; pin plan says SAME. Then the upstream tag moves and the

@@ -1,131 +1,173 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/pin-tool/pin/internal/testkit/testenv"
+	"unicode"
 )
 
-// guideStep is one step of a guide: a command ("$ " line of a console
-// block) with the lines printed after it, or text to append to a file
-// (the fenced block after a line "Append to `FILE`:").
-type guideStep struct {
-	cmd        []string
-	out        []string
-	file, text string
+// guideFolder makes the fresh folder the offline and CI guides start
+// from: the incident's snapshot as mesh-1.json, its registry as the mirror
+// folder (as the guide's block after folderMarker says), and the guide's
+// own catalogue, its first block after marker, as catalogue.hcl.
+func guideFolder(t *testing.T, guide, folderMarker, marker string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "mirror"), os.DirFS(filepath.Join(repoRoot, "examples", "incident", "registry"))); err != nil {
+		t.Fatal(err)
+	}
+	snap := mustRead(t, filepath.Join(repoRoot, "examples", "incident", "mesh-1.json"))
+	if err := os.WriteFile(filepath.Join(dir, "mesh-1.json"), snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range docBlock(t, guide, folderMarker) {
+		if l != "" && l != "cp /path/to/pin/examples/incident/mesh-1.json mesh-1.json" && l != "cp -r /path/to/pin/examples/incident/registry mirror" {
+			t.Fatalf("%s: the folder's commands changed (%q): update guideFolder", guide, l)
+		}
+	}
+	cat := strings.Join(docBlock(t, guide, marker), "\n")
+	if !strings.HasPrefix(cat, "host ") {
+		t.Fatalf("%s: no catalogue after %q:\n%s", guide, marker, cat)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalogue.hcl"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
-// guideSteps are the steps of the guide at path, in order.
-func guideSteps(t *testing.T, path string) []guideStep {
-	t.Helper()
-	var steps []guideStep
-	lines := strings.Split(string(mustRead(t, path)), "\n")
-	appendTo := ""
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if f, ok := strings.CutPrefix(l, "Append to `"); ok && strings.HasSuffix(f, "`:") {
-			appendTo = strings.TrimSuffix(f, "`:")
-			continue
-		}
-		if !strings.HasPrefix(l, "```") || l == "```" {
-			continue
-		}
-		kind := strings.TrimPrefix(l, "```")
-		var body []string
-		for i++; i < len(lines) && lines[i] != "```"; i++ {
-			body = append(body, lines[i])
-		}
+// TestGuideOffline: the offline guide's catalogue, commands and outputs,
+// word for word.
+func TestGuideOffline(t *testing.T) {
+	const guide = "docs/guides/offline.md"
+	dir := guideFolder(t, guide, "Here they are the incident's", "Then `catalogue.hcl`:")
+	r := pin(t, dir, "--offline", "resolve")
+	if r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin --offline resolve", docBlock(t, guide, "`pin --offline resolve` takes"), r.stdout)
+	r = pin(t, dir, "--offline", "outdated")
+	if r.code != exitOK {
+		t.Fatalf("outdated: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin --offline outdated", docBlock(t, guide, "and `pin --offline outdated` reports"), trimLines(r.stdout))
+}
+
+// TestGuideCI: the CI guide's pull request that would downgrade, word for
+// word: the warning before a lock, the lock, then the refusal and the
+// error annotation once forge's policy is exact.
+func TestGuideCI(t *testing.T) {
+	const guide = "docs/guides/ci.md"
+	dir := guideFolder(t, guide, "(in CI the catalogue names the real", "and `catalogue.hcl`:")
+	r := pin(t, dir, "outdated", "--format", "github")
+	if r.code != exitOK {
+		t.Fatalf("outdated before a lock: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin outdated --format github, no lock", docBlock(t, guide, "Before any lock is committed"), r.stdout)
+	if r := pin(t, dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lockBefore := mustRead(t, filepath.Join(dir, "pin.lock.hcl"))
+	if !strings.Contains(string(lockBefore), "1.27.3") {
+		t.Fatalf("the lock does not name 1.27.3, as the guide says:\n%s", lockBefore)
+	}
+	editFile(t, filepath.Join(dir, "catalogue.hcl"), func(s string) string {
+		return strings.Replace(s, `policy = "at-least-running"`, `policy = "exact"`, 1)
+	})
+	r = pin(t, dir, "resolve", "--check")
+	if r.code != exitFindings {
+		t.Fatalf("resolve --check, exact: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin resolve --check, exact", docBlock(t, guide, "`pin resolve --check` refuses it"), r.stdout)
+	r = pin(t, dir, "outdated", "--format", "github")
+	if r.code != exitFindings {
+		t.Fatalf("outdated, exact: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin outdated --format github, exact", docBlock(t, guide, "puts the error on the line"), r.stdout)
+	if got := mustRead(t, filepath.Join(dir, "pin.lock.hcl")); string(got) != string(lockBefore) {
+		t.Errorf("the refusals changed the lock")
+	}
+}
+
+// mdLink matches a Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// slug is a heading's anchor as GitHub makes it: lower case, punctuation
+// but "-" and "_" dropped, spaces made "-".
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
 		switch {
-		case appendTo != "":
-			steps = append(steps, guideStep{file: appendTo, text: strings.Join(body, "\n") + "\n"})
-			appendTo = ""
-		case kind == "console":
-			for _, b := range body {
-				if cmd, ok := strings.CutPrefix(b, "$ "); ok {
-					steps = append(steps, guideStep{cmd: strings.Fields(cmd)})
-				} else if len(steps) > 0 {
-					steps[len(steps)-1].out = append(steps[len(steps)-1].out, b)
-				}
-			}
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
 		}
 	}
-	return steps
+	return b.String()
 }
 
-// TestHelmGuide: every command of docs/guides/helm.md, run in order on
-// the guide's chart (the shop chart of internal/helmvalues/testdata, its
-// images in an OCI layout mirror), prints what the guide says it prints,
-// word for word ("…" stands for characters left out), and exits 0 unless
-// the guide says "(exit N)" on the line after it; helm template runs the
-// real helm (skipped without it, failed under CI).
-func TestHelmGuide(t *testing.T) {
-	w := shopWorld(t)
-	w.write([]string{"registry.example.org"}, "")
-	runGuide(t, w, filepath.Join(repoRoot, "docs", "guides", "helm.md"))
-}
-
-// TestComposeGuide: every command of docs/guides/compose.md, run in order
-// on its Compose file (cmd/pin/testdata/guides/compose.yaml), its images
-// in an OCI layout mirror, prints what the guide says.
-func TestComposeGuide(t *testing.T) {
-	w := newWorld(t)
-	for _, im := range [][2]string{
-		{"registry.example.org/social/postgres", "16.4"},
-		{"registry.example.org/social/app", "latest"},
-		{"registry.example.org/social/tools", "1.2"},
-	} {
-		w.tag(im[0], im[1], w.build(im[0]+":"+im[1], "", "2026-11-01T00:00:00Z"))
-	}
-	w.write([]string{"registry.example.org"}, "")
-	writeFile(t, filepath.Join(w.dir, "compose.yaml"), string(mustRead(t, filepath.Join("testdata", "guides", "compose.yaml"))))
-	runGuide(t, w, filepath.Join(repoRoot, "docs", "guides", "compose.md"))
-}
-
-// runGuide runs the steps of the guide at path in w's folder.
-func runGuide(t *testing.T, w *world, path string) {
+// anchors are the anchors of a Markdown file's headings (outside fenced
+// blocks), a repeated one with GitHub's -1, -2 suffixes.
+func anchors(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	steps := guideSteps(t, path)
-	if len(steps) == 0 {
-		t.Fatal("the guide has no console block")
-	}
-	for _, st := range steps {
-		if st.file != "" {
-			f, err := os.OpenFile(filepath.Join(w.dir, st.file), os.O_APPEND|os.O_WRONLY, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString(st.text)
-			f.Close()
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for l := range strings.Lines(string(mustRead(t, path))) {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
 			continue
 		}
-		cmd := st.cmd
-		var got string
-		code := 0
-		switch cmd[0] {
-		case "pin":
-			r := pin(t, w.dir, cmd[1:]...)
-			got, code = r.stdout+r.stderr, r.code
-		case "cat":
-			got = string(mustRead(t, filepath.Join(w.dir, cmd[1])))
-		case "helm":
-			got = testenv.HelmRun(t, testenv.Helm(t), w.dir, cmd[1:]...)
-		default:
-			t.Fatalf("the guide runs %q, which this test does not", cmd[0])
+		s := slug(strings.TrimSpace(strings.TrimLeft(l, "#")))
+		if n := seen[s]; n > 0 {
+			out[fmt.Sprintf("%s-%d", s, n)] = true
+		} else {
+			out[s] = true
 		}
-		want, wantCode := st.out, 0
-		if len(want) > 0 && strings.HasPrefix(want[len(want)-1], "(exit ") {
-			wantCode = int(want[len(want)-1][len("(exit ")] - '0')
-			want = want[:len(want)-1]
+		seen[s]++
+	}
+	return out
+}
+
+// TestDocLinks: every relative link of the README, CONTRIBUTING.md and the
+// documents under docs/ names a file of the repository, and a heading of
+// it where the link names one.
+func TestDocLinks(t *testing.T) {
+	docs := []string{"README.md", "CONTRIBUTING.md"}
+	for _, pat := range []string{"docs/*.md", "docs/guides/*.md", "docs/cli/*.md"} {
+		m, err := filepath.Glob(filepath.Join(repoRoot, pat))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if os.Getenv("PIN_GUIDE_SHOW") != "" {
-			t.Logf("$ %s\n%s(exit %d)", strings.Join(cmd, " "), got, code)
+		for _, p := range m {
+			rel, _ := filepath.Rel(repoRoot, p)
+			docs = append(docs, rel)
 		}
-		if code != wantCode {
-			t.Errorf("%s: exit %d, the guide says %d\n%s", strings.Join(cmd, " "), code, wantCode, got)
+	}
+	for _, doc := range docs {
+		for _, m := range mdLink.FindAllStringSubmatch(string(mustRead(t, filepath.Join(repoRoot, doc))), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			path := filepath.Join(repoRoot, doc)
+			if file != "" {
+				path = filepath.Join(filepath.Dir(path), file)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %s: no such file", doc, target)
+				continue
+			}
+			if frag != "" && strings.HasSuffix(path, ".md") && !anchors(t, path)[frag] {
+				t.Errorf("%s: link %s: %s has no heading #%s", doc, target, filepath.Base(path), frag)
+			}
 		}
-		reproduces(t, strings.Join(cmd, " "), want, got)
 	}
 }

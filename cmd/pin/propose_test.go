@@ -449,8 +449,9 @@ func TestProposeOverSSH(t *testing.T) {
 	}
 }
 
-// incidentExportBlock is the README's export block: where the deploy of
-// the incident reads the lock.
+// incidentExportBlock is the export block of the CI guide's propose
+// example (docs/guides/ci.md): where the deploy of the incident reads the
+// lock.
 const incidentExportBlock = `
 # Where the deploy reads the lock: pin export and pin propose write these.
 export {
@@ -461,7 +462,7 @@ export {
 }
 `
 
-// The README's worked example: the catalogue declares its exports, and
+// The CI guide's propose example: the catalogue declares its exports, and
 // pin propose with no --export-* flag commits them with the lock: what pin
 // resolve and pin export, both without flags, write on a fresh clone; a
 // second run pushes nothing.

@@ -12,10 +12,18 @@ import (
 // after the line holding marker.
 func readmeBlock(t *testing.T, marker string) []string {
 	t.Helper()
-	s := string(mustRead(t, filepath.Join(repoRoot, "README.md")))
+	return docBlock(t, "README.md", marker)
+}
+
+// docBlock returns the lines of the first fenced block of the document
+// (a path from the repository's root: README.md, docs/guides/….md) after
+// the text marker.
+func docBlock(t *testing.T, doc, marker string) []string {
+	t.Helper()
+	s := string(mustRead(t, filepath.Join(repoRoot, doc)))
 	i := strings.Index(s, marker)
 	if i < 0 {
-		t.Fatalf("README.md has no %q", marker)
+		t.Fatalf("%s has no %q", doc, marker)
 	}
 	s = s[i:]
 	start := strings.Index(s, "\n```")
@@ -24,7 +32,7 @@ func readmeBlock(t *testing.T, marker string) []string {
 	return strings.Split(s[:strings.Index(s, "```")], "\n")
 }
 
-// reproduces checks that the README's lines are lines of got, in order,
+// reproduces checks that a document's lines are lines of got, in order,
 // word for word: a line "..." stands for lines left out, and "…" in a line
 // for characters left out.
 func reproduces(t *testing.T, what string, readme []string, got string) {
@@ -48,7 +56,7 @@ func reproduces(t *testing.T, what string, readme []string, got string) {
 			}
 		}
 		if !found {
-			t.Errorf("%s: the README's line is not reproduced (in order):\n%s\ngot:\n%s", what, want, got)
+			t.Errorf("%s: the document's line is not reproduced (in order):\n%s\ngot:\n%s", what, want, got)
 			return
 		}
 	}
@@ -74,9 +82,10 @@ func TestREADMEWorkedExample(t *testing.T) {
 	reproduces(t, "pin resolve, forge exact", readmeBlock(t, "Change forge's policy to `exact`"), r.stderr)
 }
 
-// TestREADMETwoEnvironments: the README's example with two environments
-// reproduces word for word, from the repository's root as it says.
-func TestREADMETwoEnvironments(t *testing.T) {
+// TestGuideEnvironments: the environments guide's example reproduces word
+// for word, from the repository's root as it says.
+func TestGuideEnvironments(t *testing.T) {
+	const guide = "docs/guides/environments.md"
 	dir := t.TempDir()
 	for _, d := range []string{"environments", "incident"} {
 		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(repoRoot, "examples", d))); err != nil {
@@ -87,18 +96,18 @@ func TestREADMETwoEnvironments(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("resolve: exit %d\n%s", r.code, r.stderr)
 	}
-	reproduces(t, "pin resolve, two environments", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl resolve`"), r.stdout)
+	reproduces(t, "pin resolve, two environments", docBlock(t, guide, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl resolve`"), r.stdout)
 	flags := []string{"--catalogue", "examples/environments", "--lock", "examples/environments/pin.lock.hcl"}
 	r = pin(t, dir, append(flags, "status")...)
 	if r.code != exitFindings {
 		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	reproduces(t, "pin status, two environments", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl status`"), trimLines(r.stdout))
+	reproduces(t, "pin status, two environments", docBlock(t, guide, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl status`"), trimLines(r.stdout))
 	r = pin(t, dir, append(flags, "promote", "staging", "production")...)
 	if r.code != exitOK {
 		t.Fatalf("promote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	reproduces(t, "pin promote staging production", readmeBlock(t, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl promote staging production`"), r.stdout)
+	reproduces(t, "pin promote staging production", docBlock(t, guide, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl promote staging production`"), r.stdout)
 	if r := pin(t, dir, append(flags, "status")...); r.code != exitOK || !strings.Contains(r.stdout, "not-rolled-out") {
 		t.Errorf("status after the promotion: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -112,4 +121,19 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestREADMEShape: the README stays short, and its first screen holds the
+// two commands: pin on the repository's own catalogue, and the tests.
+func TestREADMEShape(t *testing.T) {
+	lines := strings.Split(strings.TrimRight(string(mustRead(t, filepath.Join(repoRoot, "README.md"))), "\n"), "\n")
+	if len(lines) > 200 {
+		t.Errorf("README.md has %d lines; keep it to 200 and move the rest to docs/guides, docs/reference.md or CONTRIBUTING.md", len(lines))
+	}
+	first := strings.Join(lines[:min(40, len(lines))], "\n")
+	for _, cmd := range []string{"go run ./cmd/pin resolve", "./scripts/test"} {
+		if !strings.Contains(first, cmd) {
+			t.Errorf("README.md's first 40 lines do not hold %q", cmd)
+		}
+	}
 }

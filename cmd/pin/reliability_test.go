@@ -113,7 +113,7 @@ func (f *faultRepo) cacheIntact(t *testing.T) {
 	}
 }
 
-// TestRegistryFaults: each fault of the README's table that a registry can
+// TestRegistryFaults: each fault of docs/faults.md's table that a registry can
 // show, through the proxy in front of the real registry.
 func TestRegistryFaults(t *testing.T) {
 	manifest11 := faultproxy.Manifest(http.MethodGet, "1.1")
@@ -330,7 +330,7 @@ module "web" {
 		t.Fatalf("json: exit %d, valid %v\n%s", r.code, json.Valid([]byte(r.stdout)), r.stderr)
 	}
 	// encoding/json escapes C0 controls (ESC among them), not DEL nor the
-	// C1 controls: the README says so, and this checks only what holds.
+	// C1 controls: docs/faults.md says so, and this checks only what holds.
 	if strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, `\u001b[2J`) || !strings.Contains(r.stdout, strings.Repeat("n", 400)) {
 		t.Errorf("json does not escape the names, or cuts them:\n%s", r.stdout)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/pin-tool/pin/lock"
 )
 
-// Exit codes, as documented in the README.
+// Exit codes, as docs/reference.md documents them ("Exit codes").
 const (
 	exitOK       = 0
 	exitFindings = 1

@@ -18,7 +18,7 @@ import (
 	"github.com/pin-tool/pin/internal/testkit/testenv"
 )
 
-// The host faults of the README's table, at the adapter: an engine that
+// The host faults of docs/faults.md's table, at the adapter: an engine that
 // is down, slow past the timeout, or answers garbage gives an error that
 // names the host, its address and what was being read, within the
 // timeout; the real engine, read at the same time, still answers.

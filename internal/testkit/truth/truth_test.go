@@ -23,6 +23,7 @@ var (
 	flagWithout  = flag.String("truth.without", os.Getenv("PIN_TRUTH_WITHOUT"), "comma-separated features to switch off (env PIN_TRUTH_WITHOUT): "+strings.Join(Features, ","))
 	flagFailures = flag.Int("truth.failures", envInt("PIN_TRUTH_FAILURES", 5), "failures to report, at most one per check, before stopping")
 	flagList     = flag.String("truth.list", "", "play every history, and write the failing ones (number and check, one a line) to this file")
+	flagStop     = flag.Bool("truth.stop", false, "with -truth.list: stop at the first failing history")
 )
 
 func envInt(name string, def int) int {
@@ -80,6 +81,9 @@ func TestTruth(t *testing.T) {
 		}
 		if f := h.Failure; f != nil {
 			fmt.Fprintf(&list, "%d %s\n", n, f.Check)
+			if *flagStop && *flagList != "" {
+				break
+			}
 		}
 		if f := h.Failure; f != nil && !failed[f.Check] {
 			failed[f.Check] = true
@@ -99,7 +103,7 @@ func TestTruth(t *testing.T) {
 	}
 	el := time.Since(start)
 	t.Logf("%d steps in %d histories in %v (%.0f steps/s); %s", steps, histories, el.Round(time.Millisecond), float64(steps)/el.Seconds(), fmtStats(stats))
-	if *flagHistory < 0 && len(failed) == 0 && len(wo) == 0 && steps >= 2000 {
+	if *flagHistory < 0 && len(failed) == 0 && list.Len() == 0 && len(wo) == 0 && steps >= 2000 {
 		// The oracle must have had something to check, or it proves
 		// nothing.
 		for _, k := range []string{"written", "liveness checked", "plan cutovers", "outdated", "refused downgrade", "refused unknown-order", "renamed locked", "subset written",
