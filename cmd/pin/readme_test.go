@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,32 @@ func TestGuideEnvironments(t *testing.T) {
 		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	reproduces(t, "pin status, two environments", docBlock(t, guide, "`pin --catalogue examples/environments --lock examples/environments/pin.lock.hcl status`"), trimLines(r.stdout))
+	// Staging-1's health check failing: the promotion is refused, and no
+	// lock changes.
+	snap := filepath.Join(dir, "examples", "environments", "staging-1.json")
+	healthy := mustRead(t, snap)
+	sick := strings.Replace(string(healthy), `"started_at": "2026-11-27T09:30:00Z"`,
+		`"started_at": "2026-11-27T09:30:00Z",
+      "health": "unhealthy",
+      "health_since": "2026-11-30T08:00:00Z"`, 1)
+	if sick == string(healthy) {
+		t.Fatal("staging-1.json has no started_at to mark unhealthy after")
+	}
+	if err := os.WriteFile(snap, []byte(sick), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	locks := readLocks(t, filepath.Join(dir, "examples", "environments"))
+	r = pin(t, dir, append(flags, "promote", "staging", "production")...)
+	if r.code != exitFindings {
+		t.Fatalf("promote of an unhealthy build: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reproduces(t, "pin promote, unhealthy", docBlock(t, guide, "Had staging-1's health check failed"), r.stdout+r.stderr)
+	if after := readLocks(t, filepath.Join(dir, "examples", "environments")); !maps.Equal(locks, after) {
+		t.Errorf("a refused promotion changed a lock")
+	}
+	if err := os.WriteFile(snap, healthy, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r = pin(t, dir, append(flags, "promote", "staging", "production")...)
 	if r.code != exitOK {
 		t.Fatalf("promote: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -111,6 +138,20 @@ func TestGuideEnvironments(t *testing.T) {
 	if r := pin(t, dir, append(flags, "status")...); r.code != exitOK || !strings.Contains(r.stdout, "not-rolled-out") {
 		t.Errorf("status after the promotion: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// readLocks reads every lock file in dir, by name.
+func readLocks(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "pin.lock*.hcl"))
+	for _, p := range paths {
+		m[filepath.Base(p)] = string(mustRead(t, p))
+	}
+	if len(m) == 0 {
+		t.Fatalf("no lock in %s", dir)
+	}
+	return m
 }
 
 // trimLines drops the trailing blanks of each line (a table's last
