@@ -125,9 +125,9 @@ func IsFloor(o observe.Observation) bool {
 
 // floors gathers module floors: the containers the hosts report (in host
 // and container order), then the previous lock entry (old, as its content
-// says: see lockedImage), then, in ModeFromHost, what the previous entry
-// recorded on hosts this run did not read.
-func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in Input) []Floor {
+// says: see lockedImage), then what the previous entry recorded on the
+// hosts rec says were not read.
+func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, rec Record) []Floor {
 	var out []Floor
 	for _, o := range obs {
 		if IsFloor(o) {
@@ -137,22 +137,22 @@ func floors(obs []observe.Observation, old *lock.Module, oldImg *image.Image, in
 	if oldImg != nil {
 		out = append(out, Floor{Kind: FloorLocked, Image: *oldImg, Entry: old})
 	}
-	for _, ob := range recorded(old, in) {
+	for _, ob := range recorded(old, rec) {
 		out = append(out, Floor{Kind: FloorRecorded, Image: recordedImage(old, ob), Observation: observe.Observation{Host: ob.Host, Container: ob.Container, State: "recorded", Image: recordedImage(old, ob)}})
 	}
 	return out
 }
 
 // recorded lists what the previous entry recorded on hosts this run did
-// not read (Input.Record): in ModeFromHost every host but the one read,
-// else the hosts the run went on without (skip_unreachable).
-func recorded(old *lock.Module, in Input) []lock.Observation {
+// not read (rec): in ModeFromHost every host but the one read, else the
+// hosts the run went on without (skip_unreachable).
+func recorded(old *lock.Module, rec Record) []lock.Observation {
 	if old == nil {
 		return nil
 	}
 	var out []lock.Observation
 	for _, ob := range old.Observed {
-		if !in.Record.Read(ob.Host) {
+		if !rec.Read(ob.Host) {
 			out = append(out, ob)
 		}
 	}

@@ -99,28 +99,18 @@ func Judge(ctx context.Context, in Input, m *catalogue.Module, img image.Image, 
 	if u.enrichErr != nil {
 		return nil, u.enrichErr
 	}
-	opts, reg, obs, old := u.opts, u.reg, u.obs, u.old
-	var oldImg *image.Image
-	if old != nil {
-		li, _, err := lockedImage(ctx, reg, m, old, opts, firstPlatform(obs, m))
-		if err != nil {
-			return nil, err
-		}
-		oldImg = &li
+	opts, old := u.opts, u.old
+	// Only the hosts in in.Observed are floors: what the previous entry
+	// recorded elsewhere is not (an empty record: every host read).
+	dc, err := (&decider{in: in, m: m, opts: opts, reg: u.reg, old: old, obs: u.obs, claims: u.tags, heirs: u.heirs, heirIdx: u.idx}).settleOn(ctx, Record{})
+	var lu *lockUnreadError
+	if errors.As(err, &lu) {
+		err = lu.err
 	}
-	fl := floors(obs, old, oldImg, Input{Mode: ModeResolve})
-	// The entries of other modules (or retired ones) whose floors m
-	// takes over bound the image as m's own entry does.
-	idx, heirs := u.idx, u.heirs
-	if len(heirs) > 0 {
-		inherited, err := inheritedFloors(ctx, reg, m, heirs, idx, opts, firstPlatform(obs, m))
-		if err != nil {
-			return nil, err
-		}
-		fl = append(fl, inherited...)
+	if err != nil {
+		return nil, err
 	}
-	dc := &settled{decider: &decider{in: in, m: m, opts: opts, reg: reg, old: old, obs: obs, claims: u.tags, heirs: heirs, heirIdx: idx}, floors: fl}
-	dc.claims.holdUp(fl)
+	fl := dc.floors
 	newImg, served, err := dc.describeNew(ctx, img)
 	if err != nil {
 		return nil, err

@@ -16,14 +16,7 @@ import (
 
 // platform is the platform to resolve an index to: that of a container
 // that runs the module when known, else the module's.
-func (dc *decider) platform() string {
-	for _, o := range dc.obs {
-		if o.Image.Platform != "" {
-			return o.Image.Platform
-		}
-	}
-	return dc.m.Platform()
-}
+func (dc *decider) platform() string { return firstPlatform(dc.obs, dc.m) }
 
 // fetch asks the registry for repo:ref.
 func (dc *decider) fetch(ctx context.Context, ref string) (image.Image, error) {

@@ -299,11 +299,18 @@ func (dc *settled) keepOrRunning(ctx context.Context) (choice, *Refusal, error) 
 	return dc.pick(ctx, nil, false, "", lock.SourceUpstream)
 }
 
-// settle reads the floors: the previous entry by its content (a
-// *lockUnreadError where it cannot, around a *LockMismatchError where its
-// lines disagree), and what it recorded on hosts not read. The floors
-// read before a failure come back with it (the Decision shows them).
+// settle reads the floors (see settleOn) with the run's record: what the
+// previous entry recorded on hosts this run did not read is a floor too.
 func (dc *decider) settle(ctx context.Context) (*settled, error) {
+	return dc.settleOn(ctx, dc.in.Record)
+}
+
+// settleOn reads the floors: the containers the hosts report, the previous
+// entry by its content (a *lockUnreadError where it cannot, around a
+// *LockMismatchError where its lines disagree), what it recorded on the
+// hosts rec says were not read, and the entries m takes over. The floors
+// read before a failure come back with it (the Decision shows them).
+func (dc *decider) settleOn(ctx context.Context, rec Record) (*settled, error) {
 	var oldImg *image.Image
 	read := contentRead
 	if dc.old != nil {
@@ -313,7 +320,7 @@ func (dc *decider) settle(ctx context.Context) (*settled, error) {
 		}
 		oldImg, read = &img, state
 	}
-	fl := floors(dc.obs, dc.old, oldImg, dc.in)
+	fl := floors(dc.obs, dc.old, oldImg, rec)
 	for i := range fl {
 		if fl[i].Kind == FloorLocked {
 			fl[i].content = read
@@ -321,6 +328,8 @@ func (dc *decider) settle(ctx context.Context) (*settled, error) {
 	}
 	s := &settled{decider: dc, floors: fl}
 	if len(dc.heirs) > 0 {
+		// The entries of other modules (or retired ones) whose floors m
+		// takes over bound the image as m's own entry does.
 		inherited, err := inheritedFloors(ctx, dc.reg, dc.m, dc.heirs, dc.heirIdx, dc.opts, dc.platform())
 		if err != nil {
 			return s, err
