@@ -11,7 +11,6 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/compose"
 	"github.com/pin-tool/pin/internal/export"
-	"github.com/pin-tool/pin/internal/order"
 	"github.com/pin-tool/pin/internal/source"
 )
 
@@ -165,8 +164,7 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	}
 	if len(rep.Downgrades) > 0 {
 		for _, d := range rep.Downgrades {
-			fmt.Fprintln(s.Err, sanitize(fmt.Sprintf("%s: refused: module %s's lock names %s, %s than the %s written here (%s: %s); pin never makes a file name an older image than it named: run pin resolve, or write the older image in the file yourself",
-				d.At, d.Module, d.Locked, downgradeWord(d.Order.Cmp), d.Named, d.Order.Rule, d.Order.Detail)))
+			fmt.Fprintln(s.Err, sanitize(d.String()))
 		}
 		return withCode(exitFindings, errors.New("the lock would make a file name an older or unorderable image than it names; nothing written"))
 	}
@@ -237,14 +235,6 @@ func exportsOf(cat *catalogue.Catalogue, flags catalogue.Export, s streams) (cat
 		return exp, withCode(exitInput, fmt.Errorf("the catalogue's export block names what is not there; nothing written: %w", errReported))
 	}
 	return exp, nil
-}
-
-// downgradeWord says how a refused lock entry stands to what a file names.
-func downgradeWord(c order.Cmp) string {
-	if c == order.Older {
-		return "older"
-	}
-	return "not known to be newer"
 }
 
 func describeImage(tag, digest string) string {

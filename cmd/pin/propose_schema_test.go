@@ -72,11 +72,12 @@ func TestProposeJSONSchema(t *testing.T) {
 		return s + strings.Replace(block(s, "packages"), `module "packages"`, `module "gone"`, 1) + old
 	})
 	// The override as exported from the old lock (with pin's header: pin
-	// wrote it); and packages' image in compose.yaml names 6.10.1's digest
-	// under the tag 6.10.3 (a finding).
+	// wrote it); and packages' image in compose.yaml names 6.10.3's digest
+	// under the tag 6.10.1 (a finding; the image is the new entry's, so
+	// writing the entry there names no older image).
 	writeFile(t, filepath.Join(seed, "compose.pin.yaml"), export.OverrideHeader+"services:\n  forgejo:\n    image: registry.example.org/forge/forgejo:1.22.6@sha256:e8cb3b3125e6749cf5699a687da1e55dfd6a6e90d2343da333ae789259110665\n")
 	editFile(t, filepath.Join(seed, "compose.yaml"), func(s string) string {
-		return strings.Replace(s, "registry:6.10.1", "registry:6.10.3@sha256:e77b6b777a48c3b62411fea134fec39ba9b6518cd829d191a87a27a5a7fce053", 1)
+		return strings.Replace(s, "registry:6.10.1", "registry:6.10.1@sha256:de6ae79ec9765043b6d01bf958166a0b587b43d5d185872aed921f9cd09bc5e8", 1)
 	})
 	gitIn(t, seed, "add", "-A")
 	gitIn(t, seed, "commit", "--quiet", "-m", "forge exact, a module gone")

@@ -159,6 +159,17 @@ type Downgrade struct {
 	Order         order.Result
 }
 
+// String is the refusal as pin prints it: where, the module, both images,
+// the rule, and what to do.
+func (d Downgrade) String() string {
+	word := "not known to be newer"
+	if d.Order.Cmp == order.Older {
+		word = "older"
+	}
+	return fmt.Sprintf("%s: refused: module %s's lock names %s, %s than the %s written here (%s: %s); pin never makes a file name an older image than it named: run pin resolve, or write the older image in the file yourself",
+		d.At, d.Module, d.Locked, word, d.Named, d.Order.Rule, d.Order.Detail)
+}
+
 // Downgrades judges each entry that would change what a file names
 // (resolve.JudgeWritten): no write makes a deploy file name an older or
 // unorderable image than it named. A registry that fails is a

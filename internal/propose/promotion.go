@@ -116,9 +116,16 @@ func (r *run) promotion(ctx context.Context) error {
 	}
 	rin := in.Input(r.o.Now)
 	lk := pr.Lock()
-	dr, bad, err := r.draft(ctx, rin, in, exports, r.o.Promote.group(), members, lk)
+	dr, bad, err := r.draft(ctx, rin, in, exports, r.o.Promote.group(), members, lk, nil)
 	if err != nil {
 		return err
+	}
+	if len(dr.down) > 0 {
+		// One unit: a reference it would make older keeps every one out.
+		for _, name := range slices.Sorted(maps.Keys(dr.down)) {
+			r.refuseWrite(dr.down[name])
+		}
+		return nil
 	}
 	if len(bad) > 0 {
 		// One unit: a member the gate refuses keeps every one out.

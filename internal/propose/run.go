@@ -40,6 +40,10 @@ type draft struct {
 	cuts    map[string][]resolve.Cutover
 	files   []export.File
 	finds   []export.Finding
+	// down are the modules whose exported reference the draft would
+	// make name an older or unorderable image than the file names
+	// (export.Downgrades, as pin export refuses them).
+	down map[string]export.Downgrade
 }
 
 func (r *run) propose(ctx context.Context) error {
@@ -136,12 +140,25 @@ func (r *run) propose(ctx context.Context) error {
 
 // settle decides what group g proposes: its lock and its exports,
 // checked with the cutover gate on every host; members whose new entry the gate refuses
-// are left out (and listed as refused). nil when nothing is left.
+// are left out (and listed as refused). A module whose exported reference
+// would name an older or unorderable image than the file names is refused
+// as pin export refuses it: left out, and its references left as the
+// files name them. nil when nothing is left.
 func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, plan *resolve.Plan, exports Exports, g string, members map[string]bool) (*draft, error) {
+	unwritten := map[string]bool{}
 	for {
-		dr, bad, err := r.draft(ctx, rin, in, exports, g, members, groupLock(plan, members))
+		dr, bad, err := r.draft(ctx, rin, in, exports, g, members, groupLock(plan, members), unwritten)
 		if err != nil {
 			return nil, err
+		}
+		if len(dr.down) > 0 {
+			members = maps.Clone(members)
+			for _, name := range slices.Sorted(maps.Keys(dr.down)) {
+				unwritten[name] = true
+				delete(members, name)
+				r.refuseWrite(dr.down[name])
+			}
+			continue
 		}
 		if len(bad) == 0 {
 			if len(members) == 0 {
@@ -161,17 +178,34 @@ func (r *run) settle(ctx context.Context, rin resolve.Input, in *source.Inputs, 
 	}
 }
 
-// draft is group g's change to lock lk with its exports, and the gate's
-// verdicts: the modules whose cutover it refuses (bad), among the
-// members and the modules whose exported reference the commit writes
-// anew.
-func (r *run) draft(ctx context.Context, rin resolve.Input, in *source.Inputs, exports Exports, g string, members map[string]bool, lk *lock.Lock) (*draft, map[string][]resolve.Cutover, error) {
+// draft is group g's change to lock lk with its exports (which leave the
+// references of the modules in unwritten as the files name them), and
+// the gate's verdicts: the modules whose cutover it refuses (bad), among
+// the members and the modules whose exported reference the commit
+// writes anew.
+func (r *run) draft(ctx context.Context, rin resolve.Input, in *source.Inputs, exports Exports, g string, members map[string]bool, lk *lock.Lock, unwritten map[string]bool) (*draft, map[string][]resolve.Cutover, error) {
 	dr := &draft{group: g, members: members, lock: lk}
-	files, entries, finds, err := exportFiles(ctx, exports, r.wt, in.Catalogue, dr.lock)
+	written := *lk
+	written.Modules = slices.DeleteFunc(slices.Clone(lk.Modules), func(m *lock.Module) bool { return unwritten[m.Name] })
+	files, entries, finds, err := exportFiles(ctx, exports, r.wt, in.Catalogue, &written)
 	if err != nil {
 		return nil, nil, err
 	}
 	dr.files, dr.finds = files, finds
+	jin := rin
+	jin.Old = lk
+	down, err := export.Downgrades(ctx, jin, entries)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrRemote, err)
+	}
+	for _, d := range down {
+		if _, ok := dr.down[d.Module]; !ok {
+			if dr.down == nil {
+				dr.down = map[string]export.Downgrade{}
+			}
+			dr.down[d.Module] = d
+		}
+	}
 	// The gate judges the members, and every module whose exported
 	// reference the commit writes anew: one no export file held
 	// before (as pin export judges every module it writes).
@@ -195,6 +229,14 @@ func (r *run) gate(ctx context.Context, rin resolve.Input, lk *lock.Lock, check 
 		return nil, nil, fmt.Errorf("%w: %w", ErrRemote, err)
 	}
 	return cuts, bad, nil
+}
+
+// refuseWrite lists d's module as refused, in pin export's words, once.
+func (r *run) refuseWrite(d export.Downgrade) {
+	if slices.ContainsFunc(r.res.Refused, func(x Refused) bool { return x.Module == d.Module && x.Kind == KindWrittenNewer }) {
+		return
+	}
+	r.res.Refused = append(r.res.Refused, Refused{Module: d.Module, Kind: KindWrittenNewer, Message: r.inRepo(d.String())})
 }
 
 // inRepo names the work tree's files as the repository's (and the work

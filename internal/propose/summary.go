@@ -132,11 +132,16 @@ type Signature struct {
 // Refused is a module left as it was, and why.
 type Refused struct {
 	Module string `json:"module"`
-	// Kind is resolve's refusal kind (downgrade, unknown-order, …), or
-	// "cutover" when the gate refused the new entry.
+	// Kind is resolve's refusal kind (downgrade, unknown-order, …),
+	// "cutover" when the gate refused the new entry, or KindWrittenNewer.
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 }
+
+// KindWrittenNewer is the kind of a module whose exported reference the
+// proposal would make name an older or unorderable image than a file
+// names (as pin export refuses it): the reference is left as written.
+const KindWrittenNewer = "written-newer"
 
 // Outcome is what became of a proposal.
 type Outcome string
