@@ -4,7 +4,7 @@
 // org.opencontainers.image.* annotations. Its command, cmd/pinimage,
 // writes the image to a registry or a tarball:
 //
-//	go run ./internal/release/cmd/pinimage --push ghcr.io/pin-tool/pin:v0.3.0
+//	go run ./internal/release/cmd/pinimage --push REGISTRY/pin:TAG
 //
 // It does not sign, scan or publish releases, and it pulls no base image:
 // the binary needs nothing but itself (the registry client carries its own

@@ -2,7 +2,7 @@
 // pushes it to a registry or writes it to a tarball that "docker load"
 // reads:
 //
-//	go run ./internal/release/cmd/pinimage --push ghcr.io/pin-tool/pin:v0.3.0
+//	go run ./internal/release/cmd/pinimage --push REGISTRY/pin:TAG
 //	go run ./internal/release/cmd/pinimage --tarball pin.tar --tag pin:dev
 //
 // Run it from the repository's root. The version and revision labels come
