@@ -15,16 +15,17 @@ import (
 // hostsRead are the catalogue hosts whose containers a lock this run
 // writes is held against, for every module: every host read (Input.Record),
 // and those the previous lock was held against (what it recorded on a host
-// not read stays a floor and in the entry); when Input.Only names modules,
-// those the previous lock was held against alone (the hosts were read,
-// but only the named modules decided against them: every other entry
-// stays what it was, and a host the lock was not held against stays
-// unknown to them). A host not read is never recorded as read.
+// not read stays a floor and in the entry); when the record names the
+// modules decided (Record.Only), those the previous lock was held against
+// alone (the hosts were read, but only the named modules decided against
+// them: every other entry stays what it was, and a host the lock was not
+// held against stays unknown to them). A host not read is never recorded
+// as read.
 func hostsRead(in Input) []string {
 	held := func(h string) bool { return in.Old != nil && slices.Contains(in.Old.Hosts, h) }
 	var out []string
 	for _, h := range in.Catalogue.Hosts {
-		if held(h.Name) || in.Only == nil && in.Record.Read(h.Name) {
+		if held(h.Name) || in.Record.ReadForEvery(h.Name) {
 			out = append(out, h.Name)
 		}
 	}

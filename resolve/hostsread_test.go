@@ -59,7 +59,7 @@ func TestResolveModuleRecordsOnlyItsHosts(t *testing.T) {
 	ctx := context.Background()
 	_, _, old, input := hostsWorld()
 	in := input()
-	in.Only = []string{"a"}
+	in.Record.Only = []string{"a"}
 	p := Resolve(ctx, in)
 	if p.Refused() || p.Failed() {
 		t.Fatalf("resolve a: %v %v", p.Decisions[0].Refusal(), p.Decisions[0].Err())

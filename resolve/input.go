@@ -60,13 +60,6 @@ type Input struct {
 	// Now bounds plausible build dates.
 	Now  time.Time
 	Mode Mode
-	// Only, when not nil, names the modules Resolve decides ("pin resolve
-	// MODULE…"): every other module keeps its previous lock entry as it is
-	// (none, if it had none), is not asked about, and a module gone from
-	// the catalogue keeps its entry too. The named modules are decided as
-	// always, against every floor. Names must be catalogue modules (see
-	// UnknownModules). Outdated and PlanCutover ignore it.
-	Only []string
 	// Progress, when not nil, is called by Resolve after each module it
 	// decides, with the number done and the number to decide, never
 	// concurrently. Outdated takes its own.

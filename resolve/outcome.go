@@ -29,7 +29,7 @@ const (
 	// OutcomeFailed: no entry; a host or registry failed, or the pin or
 	// the lock's entry disagrees with its content (Decision.Err).
 	OutcomeFailed
-	// OutcomeUnselected: Input.Only did not name the module; New is Old,
+	// OutcomeUnselected: Record.Only did not name the module; New is Old,
 	// the same entry, and nothing was asked.
 	OutcomeUnselected
 )
@@ -99,6 +99,6 @@ func (d *Decision) Kept() *lock.Module { return d.outcome.from }
 // content. Nil unless OutcomeFailed.
 func (d *Decision) Err() error { return d.outcome.err }
 
-// Unselected reports that Input.Only did not name the module: New is Old,
+// Unselected reports that Record.Only did not name the module: New is Old,
 // the same entry, and nothing was asked.
 func (d *Decision) Unselected() bool { return d.outcome.kind == OutcomeUnselected }

@@ -27,7 +27,7 @@ type Plan struct {
 	// over: they leave the lock, their floor now that module's. By name.
 	TakenOver []TakenOver
 	// Kept are the entries of modules no longer in the catalogue that stay
-	// as module entries because Input.Only named other modules.
+	// as module entries because Record.Only named other modules.
 	Kept []*lock.Module
 	// Hosts are the catalogue hosts the new lock is held against (see
 	// lock.Lock.Hosts).

@@ -18,6 +18,16 @@ type Record struct {
 	Host string
 	// NotRead are the hosts that were asked and not read, and why.
 	NotRead map[string]NotRead
+	// Only, when not nil, names the modules the command decides ("pin
+	// resolve MODULE…"): the hosts read were read for those alone. Every
+	// other module keeps its previous entry as it is (none, if it had
+	// none), is not asked about, and a module gone from the catalogue
+	// keeps its entry too; no host counts as read for the lock as a whole
+	// (ReadForEvery), since the modules not named were not decided
+	// against it. The named modules are decided as always, against every
+	// floor. Names must be catalogue modules (see UnknownModules).
+	// Outdated and PlanCutover ignore it.
+	Only []string
 	// Elsewhere are entries of other locks (another environment's) that
 	// were held against a host of this catalogue: a host moved between
 	// environments. Each is a floor for the modules that take over what it
@@ -54,6 +64,19 @@ func (r Record) Read(h string) bool {
 	}
 	_, no := r.NotRead[h]
 	return !no
+}
+
+// Decides reports whether the run decides module m: every module, or one
+// that Only names.
+func (r Record) Decides(m string) bool {
+	return r.Only == nil || slices.Contains(r.Only, m)
+}
+
+// ReadForEvery reports whether host h was read for every module of the
+// catalogue: read, and no module left out of the run (Only). A lock's
+// hosts line lists those.
+func (r Record) ReadForEvery(h string) bool {
+	return r.Only == nil && r.Read(h)
 }
 
 // Unread says why host h was not read; ok is false when it was.

@@ -41,7 +41,7 @@ func Resolve(ctx context.Context, in Input) *Plan {
 
 // retire says what becomes of the previous entries of modules no longer in
 // the catalogue: taken over by a module decided by this run, they leave
-// the lock; else they stay, as retired entries (or, when Input.Only named
+// the lock; else they stay, as retired entries (or, when Record.Only named
 // other modules, as the module entries they were).
 func retire(in Input, p *Plan) {
 	if in.Old == nil {
@@ -61,7 +61,7 @@ func retire(in Input, p *Plan) {
 		case in.Catalogue.Module(om.Name) != nil:
 		case len(taken[om]) > 0:
 			p.TakenOver = append(p.TakenOver, TakenOver{Entry: om, By: taken[om]})
-		case in.Only != nil:
+		case in.Record.Only != nil:
 			p.Kept = append(p.Kept, om)
 		default:
 			p.Retired = append(p.Retired, Retired{Entry: om, Now: true})

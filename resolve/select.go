@@ -7,14 +7,14 @@ import (
 )
 
 // selected returns the indexes of the catalogue modules Resolve decides:
-// all of them, or those in.Only names. Every other module's decision is
+// all of them, or those the record names (Record.Only). Every other module's decision is
 // filled in here: it keeps its previous entry as it is, and is marked
 // Unselected.
 func (in Input) selected(p *Plan) []int {
 	mods := in.Catalogue.Modules
 	var todo []int
 	for i, m := range mods {
-		if in.Only == nil || slices.Contains(in.Only, m.Name) {
+		if in.Record.Decides(m.Name) {
 			todo = append(todo, i)
 			continue
 		}

@@ -24,7 +24,7 @@ func (c *askedRegistry) Image(context.Context, string, string, string) (image.Im
 	return image.Image{}, image.ErrNotFound
 }
 
-// TestOnlyAsksNothingOfOthers: with Input.Only, a module not named is not
+// TestOnlyAsksNothingOfOthers: with Record.Only, a module not named is not
 // decided: its registry is never asked, its entry (and that of a module
 // gone from the catalogue) goes into the new lock as it was, and Progress
 // counts the named modules only.
@@ -43,7 +43,7 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 	kept := &lock.Module{Name: "other", Policy: "track-upstream", Image: other.Image, Tag: "1.0.0", Digest: word(other.Image, "1.0.0").Digest, Source: lock.SourceUpstream, Reason: "hand-kept"}
 	gone := &lock.Module{Name: "gone", Policy: "exact", Image: other.Image, Digest: kept.Digest, Source: lock.SourcePin}
 	in.Old = &lock.Lock{Modules: []*lock.Module{kept, gone}}
-	in.Only = []string{"svc"}
+	in.Record.Only = []string{"svc"}
 	var done, total int
 	in.Progress = func(d, n int) { done, total = d, n }
 
@@ -69,7 +69,7 @@ func TestOnlyAsksNothingOfOthers(t *testing.T) {
 
 	// Without Only: every module is decided, and the gone one retired: its
 	// entry stays in the lock, a floor for whoever takes it over.
-	in.Only = nil
+	in.Record.Only = nil
 	p = Resolve(context.Background(), in)
 	if counter.calls.Load() == 0 || len(p.Retired) != 1 || !p.Retired[0].Now || p.Retired[0].Entry != gone || len(p.Kept) != 0 {
 		t.Errorf("full run: %d calls, retired %v, kept %d", counter.calls.Load(), p.Retired, len(p.Kept))

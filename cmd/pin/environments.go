@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/source"
@@ -14,29 +13,36 @@ import (
 // with host set (a command about one host) the host's, or all. A
 // catalogue without environments is one, named "", whose lock is --lock.
 func environments(in *source.Inputs, g *globalOptions, s streams, names []string, host string) ([]*source.Env, error) {
-	if host != "" {
-		if e := in.Catalogue.EnvironmentOf(host); e != nil {
-			if len(names) > 0 && !slices.Equal(names, []string{e.Name}) {
-				return nil, withCode(exitInput, fmt.Errorf("host %s is in environment %q: drop --environment, or name %q alone", host, e.Name, e.Name))
-			}
-			names = []string{e.Name}
-		}
-	}
-	envs, err := in.Environments(g.Lock, names)
-	var ue *source.UnknownEnvironmentError
-	switch {
-	case errors.As(err, &ue):
-		return nil, withCode(exitInput, err)
-	case err != nil:
-		return nil, loadError(s, nil, nil, err)
+	envs, err := in.EnvironmentsFor(g.Lock, names, host)
+	if err != nil {
+		return nil, selectError(s, err)
 	}
 	warnOrphans(s, g.Lock, in.Catalogue)
+	seededNotes(s, envs)
+	return envs, nil
+}
+
+// selectError maps an error of choosing a run's environments and modules
+// to its exit code: 2 for what the command line or a lock file got wrong.
+func selectError(s streams, err error) error {
+	var ue *source.UnknownEnvironmentError
+	var um *source.UnknownModulesError
+	var he *source.HostEnvironmentError
+	var ne *source.NotInEnvironmentsError
+	if errors.As(err, &ue) || errors.As(err, &um) || errors.As(err, &he) || errors.As(err, &ne) {
+		return withCode(exitInput, err)
+	}
+	return loadError(s, nil, nil, err)
+}
+
+// seededNotes says of each environment whose lock does not exist yet
+// where its previous entries come from.
+func seededNotes(s streams, envs []*source.Env) {
 	for _, e := range envs {
 		if e.Seeded != "" {
 			fmt.Fprintf(s.Err, "pin: environment %s has no lock yet (%s): its previous entries are those of %s, the lock before environments were declared\n", sanitize(e.Name), sanitize(e.Path), sanitize(e.Seeded))
 		}
 	}
-	return envs, nil
 }
 
 // warnOrphans says, for a command that writes no lock, that the lock
@@ -46,21 +52,6 @@ func warnOrphans(s streams, lockPath string, cat *catalogue.Catalogue) {
 	for _, p := range source.OrphanLocks(lockPath, cat) {
 		fmt.Fprintf(s.Err, "pin: warning: %s is the lock of an environment the catalogue no longer declares: what it recorded on a host still bounds that host, and pin resolve refuses to write until the environment is declared again or the file moved away\n", sanitize(p))
 	}
-}
-
-// envOnly are the modules "pin resolve MODULE…" names that are in env's
-// view; nil when none are named.
-func envOnly(env *source.Env, only []string) []string {
-	if only == nil {
-		return nil
-	}
-	out := []string{}
-	for _, n := range only {
-		if env.Catalogue.Module(n) != nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // envPrefix is "environment NAME: ", or "" without environments.
@@ -144,26 +135,6 @@ func envPlans(out planOutput) []planOutput {
 // envHeader is the line above an environment's plan.
 func envHeader(name, lockPath string) string {
 	return fmt.Sprintf("Environment %s (%s):\n\n", name, lockPath)
-}
-
-// modulesInEnvironments checks that each module "pin resolve MODULE…"
-// names is in one of the environments the run decides (exit 2 when one
-// is not: nothing would be decided for it, silently).
-func modulesInEnvironments(envs []*source.Env, only []string) error {
-	for _, n := range only {
-		in := false
-		for _, e := range envs {
-			in = in || e.Catalogue.Module(n) != nil
-		}
-		if !in {
-			var names []string
-			for _, e := range envs {
-				names = append(names, e.Name)
-			}
-			return withCode(exitInput, fmt.Errorf("module %q is not in environment %s: name its environment with --environment, or drop it", n, joinAnd(names)))
-		}
-	}
-	return nil
 }
 
 // leftEnvironment rewords the retired entries of modules still in the

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/host"
-	"github.com/pin-tool/pin/internal/source"
 )
 
 // envWorld is a world with two environments: staging (host s1) and
@@ -427,23 +424,6 @@ environment "production" {
 				}
 			}
 		}
-	}
-}
-
-// TestModulesInEnvironments: "pin resolve --environment E MODULE" for a
-// module not in E is exit 2, not a run that decides nothing.
-func TestModulesInEnvironments(t *testing.T) {
-	c, diags := catalogue.Load(filepath.Join(repoRoot, "internal/catalogue/testdata/environments"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	prod := []*source.Env{{Name: "production", Inputs: &source.Inputs{Catalogue: c.ForEnvironment("production")}}}
-	if err := modulesInEnvironments(prod, []string{"api", "labelled"}); err != nil {
-		t.Errorf("api and labelled are in production: %v", err)
-	}
-	err := modulesInEnvironments(prod, []string{"canary"})
-	if err == nil || exitCode(err, io.Discard) != exitInput || !strings.Contains(err.Error(), `module "canary" is not in environment production`) {
-		t.Errorf("canary in production: %v", err)
 	}
 }
 

@@ -130,8 +130,7 @@ func runPlanHost(ctx context.Context, o *planHostOptions, s streams) error {
 		ob := c.Observation
 		item := cutoverItem{Module: c.Module, Container: ob.Container, State: ob.State, Locked: lockImage(c.Locked), Verdict: string(c.Verdict),
 			Rule: string(c.Order.Rule), Detail: c.Order.Detail,
-			Running: observationOutput{Host: ob.Host, Container: ob.Container, State: ob.State, Floor: resolve.IsFloor(ob), Tag: ob.Image.Tag, Digest: ob.Image.Digest,
-				ImageID: ob.Image.ImageID, Version: ob.Image.VersionLabel(), Created: resolve.Created(ob.Image.Created), Replicas: ob.Replicas, Pods: ob.Pods}}
+			Running: observation(ob)}
 		if item.Locked != nil {
 			item.Locked.Reason = "" // the why of the lock is in the lock; the plan says the verdict
 		}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/lock"
 )
 
 // label names an image for people, as resolve.Label does: its version when
 // known ("1.27.3"); else its tag and build date ("latest (built
-// 2026-09-17)"); else its tag and short digest; else the short digest.
-func label(tag, digest, version, created string) string {
+// 2026-09-17)"); else its tag and short digest (short, image.Short);
+// else the short digest.
+func label(tag, short, version, created string) string {
 	if version != "" {
 		return version
 	}
@@ -23,14 +23,14 @@ func label(tag, digest, version, created string) string {
 	switch {
 	case tag != "" && created != "":
 		return tag + " (" + created + ")"
-	case tag != "" && digest != "":
-		return tag + "@" + image.Short(digest)
+	case tag != "" && short != "":
+		return tag + "@" + short
 	case tag != "":
 		return tag
-	case digest != "" && created != "":
-		return image.Short(digest) + " (" + created + ")"
-	case digest != "":
-		return image.Short(digest)
+	case short != "" && created != "":
+		return short + " (" + created + ")"
+	case short != "":
+		return short
 	}
 	return "(unknown)"
 }
@@ -40,7 +40,7 @@ func imageLabel(i *imageOutput) string {
 	if i == nil {
 		return "(none)"
 	}
-	return label(i.Tag, i.Digest, i.Version, i.Created)
+	return label(i.Tag, i.short, i.Version, i.Created)
 }
 
 // changeText is what follows a module's change in the plan: the versions,
@@ -59,7 +59,7 @@ func changeText(m moduleOutput) string {
 		case m.Old.Digest == m.New.Digest && len(m.changed) > 0:
 			return fmt.Sprintf(" %s (the same image; its entry's %s change)", nw, joinAnd(m.changed))
 		case old == nw:
-			old, nw = old+"@"+image.Short(m.Old.Digest), nw+"@"+image.Short(m.New.Digest)
+			old, nw = old+"@"+m.Old.short, nw+"@"+m.New.short
 		}
 		return " " + old + " → " + nw
 	case m.New != nil:
@@ -73,16 +73,16 @@ func changeText(m moduleOutput) string {
 // cutoverText is "1.22.6 → 1.27.3": what runs, and what the lock would
 // start; one label when they are the same image.
 func cutoverText(it cutoverItem) string {
-	runs := label(it.Running.Tag, it.Running.Digest, it.Running.Version, it.Running.Created)
+	runs := label(it.Running.Tag, it.Running.short, it.Running.Version, it.Running.Created)
 	if it.Running.Digest == "" && it.Running.Version == "" {
-		runs = strings.TrimSpace(it.Running.Tag + " image ID " + image.Short(it.Running.ImageID))
+		runs = strings.TrimSpace(it.Running.Tag + " image ID " + it.Running.shortID)
 	}
 	starts := imageLabel(it.Locked)
 	if it.Verdict == "same" {
 		return runs
 	}
 	if runs == starts && it.Locked != nil {
-		runs, starts = runs+"@"+image.Short(it.Running.Digest), starts+"@"+image.Short(it.Locked.Digest)
+		runs, starts = runs+"@"+it.Running.short, starts+"@"+it.Locked.short
 	}
 	return runs + " → " + starts
 }

@@ -36,11 +36,11 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 	for _, m := range out.Modules {
 		locked := "(none)"
 		if m.Locked != nil {
-			locked = label(m.Locked.Tag, m.Locked.Digest, m.Locked.Version, m.Locked.Created)
+			locked = label(m.Locked.Tag, image.Short(m.Locked.Digest), m.Locked.Version, m.Locked.Created)
 		}
 		var running []string
 		for _, r := range m.Running {
-			ref := label(r.Tag, r.Digest, r.Version, r.Created)
+			ref := label(r.Tag, image.Short(r.Digest), r.Version, r.Created)
 			if r.Digest == "" && r.Version == "" {
 				ref = strings.TrimSpace(r.Tag + " image ID " + image.Short(r.ImageID))
 			}
@@ -54,7 +54,7 @@ func writeOutdatedTable(w io.Writer, out outdatedOutput, failOn []resolve.Status
 		}
 		upstream := "-"
 		if u := m.Upstream; u != nil {
-			upstream = label(u.Tag, u.Digest, u.Version, u.Created) + orderNote(u.Order)
+			upstream = label(u.Tag, image.Short(u.Digest), u.Version, u.Created) + orderNote(u.Order)
 		}
 		for i, r := range running {
 			l := line{cells: [4]string{"", "", r, ""}}

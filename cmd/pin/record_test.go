@@ -263,3 +263,43 @@ func TestPlanComposeRenamedContainer(t *testing.T) {
 		t.Errorf("plan h1 does not judge the renamed container b401a7120fda_app (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestHoldFollowsMovedHost: production's entry is held at 1.1.0 by a
+// manual pick on p1; then p1 moves to environment dr, and in the same
+// catalogue change the module is (or is not) renamed. dr's lock takes
+// the floor over from production's lock, and the hold with it: dr locks
+// 1.1.0 with the hold's words, although the module tracks upstream,
+// which offers 1.3.0, and p1 runs 1.0.0. The oracle is the build picked
+// and the words written here.
+func TestHoldFollowsMovedHost(t *testing.T) {
+	const dr = "\nenvironment \"dr\" {\n  hosts = %s\n}\n"
+	for _, name := range []string{"app", "www"} {
+		t.Run(name, func(t *testing.T) {
+			w := newEnvWorld(t)
+			w.runsSince("s1", "1.2.0", 48*time.Hour)
+			w.runsSince("s2", "1.2.0", 48*time.Hour)
+			w.runsSince("p1", "1.0.0", 100*time.Hour)
+			w.writePromote()
+			w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running")+fmt.Sprintf(dr, "[]"))
+			if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+				t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if r := pin(t, w.dir, "promote", "staging", "production", "app", "--pick", "1.1.0@"+w.builds["1.1.0"].digest, "--reason", "freeze for audit"); r.code != exitOK {
+				t.Fatalf("promote --pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			moved := strings.Replace(fmt.Sprintf(holdModules, name, "track-upstream"), `hosts = ["p1"]`, `hosts = []`, 1) + fmt.Sprintf(dr, `["p1"]`)
+			w.world.write([]string{"registry.example.org"}, moved)
+			r := pin(t, w.dir, "resolve")
+			if r.code != exitOK {
+				t.Fatalf("resolve after p1 moved to dr (module %s): exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+			}
+			l := readFileT(t, filepath.Join(w.dir, "pin.lock.dr.hcl"))
+			if v := w.lockedVersion("pin.lock.dr.hcl"); v != "1.1.0" || !strings.Contains(l, `hold    = "freeze for audit"`) || !strings.Contains(l, fmt.Sprintf("module %q", name)) {
+				t.Errorf("dr's %s lost the hold when p1 moved (locks %s):\n%s\n%s", name, v, l, r.stdout)
+			}
+			if !strings.Contains(r.stdout, "freeze for audit") {
+				t.Errorf("the plan does not show the hold dr's %s keeps:\n%s", name, r.stdout)
+			}
+		})
+	}
+}

@@ -76,6 +76,8 @@ type moduleOutput struct {
 
 	// changed lists the lines of the entry that change, for the table.
 	changed []string
+	// pinRef is the pin as the table shows it (refText).
+	pinRef string
 }
 
 type repositoryOutput struct {
@@ -89,6 +91,8 @@ type skippedOutput struct {
 	Digest       string `json:"digest"`
 	Reason       string `json:"reason"`
 	CoolingUntil string `json:"cooling_until,omitempty"`
+	// short is Digest as the table shows it.
+	short string
 }
 
 type takenOverOutput struct {
@@ -121,6 +125,8 @@ type imageOutput struct {
 	AllowUnverified string `json:"allow_unverified,omitempty"`
 	// Hosts are the runs_on hosts the entry was held against.
 	Hosts []string `json:"hosts,omitempty"`
+	// short is Digest as the table shows it.
+	short string
 }
 
 type observationOutput struct {
@@ -137,6 +143,8 @@ type observationOutput struct {
 	// run this image and which: the plan shows them, the lock does not.
 	Replicas int      `json:"replicas,omitempty"`
 	Pods     []string `json:"pods,omitempty"`
+	// short and shortID are Digest and ImageID as the table shows them.
+	short, shortID string
 }
 
 type refusalOutput struct {
@@ -159,13 +167,34 @@ type settingOutput struct {
 	Value string `json:"value"`
 }
 
+// The output types are built once from what resolve decided, digests
+// in the short form the table shows (image.Short) beside the full ones
+// the JSON has: the text renderers only lay out what they are given.
+
 func lockImage(m *lock.Module) *imageOutput {
 	if m == nil {
 		return nil
 	}
 	return &imageOutput{Image: m.Image, Tag: m.Tag, Tags: m.Tags, Digest: m.Digest, Version: m.Version, Created: resolve.Created(m.Created),
 		Platforms: m.Platforms, Source: string(m.Source), Rule: string(m.Rule), Reason: m.Reason, AllowDowngrade: m.AllowDowngrade, Restore: m.Restore,
-		Verified: string(m.Verified), Signer: m.Signer, Signature: m.Signature, AllowUnverified: m.AllowUnverified, Hosts: m.Hosts}
+		Verified: string(m.Verified), Signer: m.Signer, Signature: m.Signature, AllowUnverified: m.AllowUnverified, Hosts: m.Hosts,
+		short: image.Short(m.Digest)}
+}
+
+func observation(o observe.Observation) observationOutput {
+	return observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
+		Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created),
+		Replicas: o.Replicas, Pods: o.Pods, short: image.Short(o.Image.Digest), shortID: image.Short(o.Image.ImageID)}
+}
+
+// pinRef is a catalogue pin ("tag", "tag@digest" or "digest") as the
+// table shows it.
+func pinRef(pin string) string {
+	tag, digest, _ := strings.Cut(pin, "@")
+	if strings.HasPrefix(tag, "sha256:") {
+		tag, digest = "", tag
+	}
+	return refText(tag, image.Short(digest))
 }
 
 func planReport(p *resolve.Plan, g *globalOptions, command string, changed, written, only bool) planOutput {
@@ -175,11 +204,9 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			continue // "pin resolve MODULE…": the plan is about the named modules
 		}
 		m := moduleOutput{Name: d.Module.Name, Policy: string(d.Module.Policy), Pin: d.Module.Pin.Text, Change: string(d.Change()),
-			Old: lockImage(d.Old), New: lockImage(d.New()), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}}
+			Old: lockImage(d.Old), New: lockImage(d.New()), Missing: d.Missing, Skew: d.Skew, Observations: []observationOutput{}, pinRef: pinRef(d.Module.Pin.Text)}
 		for _, o := range d.Observations {
-			m.Observations = append(m.Observations, observationOutput{Host: o.Host, Container: o.Container, State: o.State, Floor: resolve.IsFloor(o),
-				Tag: o.Image.Tag, Digest: o.Image.Digest, ImageID: o.Image.ImageID, Version: o.Image.VersionLabel(), Created: resolve.Created(o.Image.Created),
-				Replicas: o.Replicas, Pods: o.Pods})
+			m.Observations = append(m.Observations, observation(o))
 		}
 		if r := d.Refusal(); r != nil {
 			m.Refusal = &refusalOutput{Kind: string(r.Kind), Rule: string(r.Order.Rule), Host: r.Floor.Observation.Host, Message: r.Error()}
@@ -212,7 +239,7 @@ func planReport(p *resolve.Plan, g *globalOptions, command string, changed, writ
 			m.TakenOver = append(m.TakenOver, takenOverOutput{Name: e.Name, Retired: p.WasRetired(e), Lock: p.Elsewhere(e), Entry: lockImage(e)})
 		}
 		for _, sk := range d.Skipped {
-			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why, CoolingUntil: lock.FormatTime(sk.CoolingUntil)})
+			m.Skipped = append(m.Skipped, skippedOutput{Tag: sk.Image.Tag, Digest: sk.Image.Digest, Reason: sk.Why, CoolingUntil: lock.FormatTime(sk.CoolingUntil), short: image.Short(sk.Image.Digest)})
 		}
 		out.Modules = append(out.Modules, m)
 	}
@@ -345,11 +372,7 @@ func writePlanTable(w io.Writer, out planOutput) {
 		counts[m.Change]++
 		fmt.Fprintf(w, "%s (%s): %s%s\n", m.Name, m.Policy, m.Change, changeText(m))
 		if m.Pin != "" {
-			tag, digest, _ := strings.Cut(m.Pin, "@")
-			if strings.HasPrefix(tag, "sha256:") {
-				tag, digest = "", tag
-			}
-			fmt.Fprintf(w, "  pin      %s\n", refText(tag, digest))
+			fmt.Fprintf(w, "  pin      %s\n", m.pinRef)
 		}
 		fmt.Fprintf(w, "  locked   %s\n", describeLocked(m.Old))
 		for _, o := range m.Observations {
@@ -384,10 +407,10 @@ func writePlanTable(w io.Writer, out planOutput) {
 		}
 		for _, sk := range m.Skipped {
 			if sk.CoolingUntil != "" {
-				fmt.Fprintf(w, "  skipped  %s: %s\n", refText(sk.Tag, sk.Digest), sk.Reason)
+				fmt.Fprintf(w, "  skipped  %s: %s\n", refText(sk.Tag, sk.short), sk.Reason)
 				continue
 			}
-			fmt.Fprintf(w, "  skipped  %s: %s, so its version is unknown\n", refText(sk.Tag, sk.Digest), sk.Reason)
+			fmt.Fprintf(w, "  skipped  %s: %s, so its version is unknown\n", refText(sk.Tag, sk.short), sk.Reason)
 		}
 		switch {
 		case m.Error != "":
@@ -436,13 +459,13 @@ func describeLocked(i *imageOutput) string {
 	if i == nil {
 		return "(none)"
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s %s", refText(i.Tag, i.Digest), facts(i.Version, i.Created)))
+	return strings.TrimSpace(fmt.Sprintf("%s %s", refText(i.Tag, i.short), facts(i.Version, i.Created)))
 }
 
 func describeSeen(o observationOutput) string {
-	ref := refText(o.Tag, o.Digest)
+	ref := refText(o.Tag, o.short)
 	if o.Digest == "" && o.ImageID != "" {
-		ref = refText(o.Tag, "") + " image ID " + image.Short(o.ImageID) + " (no registry digest)"
+		ref = refText(o.Tag, "") + " image ID " + o.shortID + " (no registry digest)"
 	}
 	return strings.TrimSpace(ref + " " + facts(o.Version, o.Created))
 }
@@ -455,12 +478,14 @@ func replicasText(o observationOutput) string {
 	return fmt.Sprintf("%d × ", o.Replicas)
 }
 
-func refText(tag, digest string) string {
+// refText is "tag@sha256:0123456789ab", of a tag and a short digest;
+// either alone when the other is "".
+func refText(tag, short string) string {
 	switch {
-	case tag != "" && digest != "":
-		return tag + "@" + image.Short(digest)
-	case digest != "":
-		return image.Short(digest)
+	case tag != "" && short != "":
+		return tag + "@" + short
+	case short != "":
+		return short
 	}
 	return tag
 }

@@ -99,11 +99,11 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	}
 	prog := newProgress(s.Err, command, progressOn(s, o.Format), progressDelay)
 	defer prog.clear()
-	in, envs, err := resolveInputs(ctx, o, s, prog)
+	in, run, err := resolveInputs(ctx, o, s, prog)
 	if err != nil {
 		return err
 	}
-	results := decideEnvironments(ctx, o, envs, prog)
+	results := decideEnvironments(ctx, run, prog)
 	prog.clear()
 	requestSummary(o.globalOptions, s, in.Registries)
 	written, err := writeResults(o, s, results)
@@ -112,27 +112,26 @@ func runResolve(ctx context.Context, o *resolveOptions, s streams) error {
 	}
 	var reports []planOutput
 	for _, r := range results {
-		out := planReport(r.plan, o.globalOptions, command, r.changed, slices.Contains(written, r.env.Path), o.only() != nil)
+		out := planReport(r.plan, o.globalOptions, command, r.changed, slices.Contains(written, r.env.Path), len(o.Modules) > 0)
 		out.Lock = r.env.Path
 		leftEnvironment(&out, r.env, in.Catalogue)
 		reports = append(reports, out)
 	}
-	if err := render(s, o.Format, mergeEnvironments(reports, envs, o.globalOptions)); err != nil {
+	if err := render(s, o.Format, mergeEnvironments(reports, run.Envs, o.globalOptions)); err != nil {
 		return err
 	}
-	return resolveExit(o, s, in.Catalogue, results, lockPaths(envs))
+	return resolveExit(o, s, in.Catalogue, results, lockPaths(run.Envs))
 }
 
 // resolveInputs loads what a resolve or lock --from-host run decides
 // with, and refuses what must be refused before anything is asked of a
 // registry: an unknown module, an orphan lock beside --lock, a lock that
-// would drop the floor of a host moved out of its environment.
-func resolveInputs(ctx context.Context, o *resolveOptions, s streams, prog *progress) (*source.Inputs, []*source.Env, error) {
+// would drop the floor of a host moved out of its environment (unless
+// --check, which writes nothing). Which environments and modules the run
+// decides, and those refusals, are source's (Inputs.Select).
+func resolveInputs(ctx context.Context, o *resolveOptions, s streams, prog *progress) (*source.Inputs, *source.Run, error) {
 	in, err := load(ctx, o.globalOptions, s, o.FromHost, prog)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
 		return nil, nil, err
 	}
 	if o.Snapshot != "" {
@@ -140,17 +139,18 @@ func resolveInputs(ctx context.Context, o *resolveOptions, s streams, prog *prog
 			return nil, nil, err
 		}
 	}
-	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
-		return nil, nil, withCode(exitInput, err)
-	}
-	envs, err := environments(in, o.globalOptions, s, o.Environments, o.FromHost)
+	run, err := in.Select(source.Selection{Lock: o.Lock, Environments: o.Environments, Host: o.FromHost, Modules: o.Modules, Now: o.now()})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, selectError(s, err)
 	}
-	if err := source.Moved(envs); err != nil && !o.Check {
-		return nil, nil, withCode(exitInput, err)
+	if run.Orphans != nil {
+		return nil, nil, withCode(exitInput, run.Orphans)
 	}
-	return in, envs, modulesInEnvironments(envs, o.only())
+	seededNotes(s, run.Envs)
+	if run.Moved != nil && !o.Check {
+		return nil, nil, withCode(exitInput, run.Moved)
+	}
+	return in, run, nil
 }
 
 // envResult is one environment's share of a run: its plan and new lock, and
@@ -164,19 +164,14 @@ type envResult struct {
 
 // decideEnvironments resolves each environment on its own: its catalogue
 // view, its previous lock and the record of its hosts.
-func decideEnvironments(ctx context.Context, o *resolveOptions, envs []*source.Env, prog *progress) []envResult {
-	mode := resolve.ModeResolve
-	if o.FromHost != "" {
-		mode = resolve.ModeFromHost
-	}
+func decideEnvironments(ctx context.Context, run *source.Run, prog *progress) []envResult {
 	var results []envResult
-	for _, env := range envs {
-		only := envOnly(env, o.only())
-		if o.only() != nil && len(only) == 0 {
+	for _, env := range run.Envs {
+		if !env.Decides() {
 			continue // "pin resolve MODULE…" names none of its modules
 		}
-		rin := env.Input(o.now())
-		rin.Mode, rin.Only, rin.Progress = mode, only, prog.moduleDone
+		rin := run.Input(env)
+		rin.Progress = prog.moduleDone
 		plan := resolve.Resolve(ctx, rin)
 		newLock := plan.Lock()
 		results = append(results, envResult{env: env, plan: plan, newLock: newLock, changed: lock.Sum(newLock) != env.LockSum})

@@ -232,7 +232,7 @@ func Hosts(cat *catalogue.Catalogue, modules map[string]bool) []string {
 // that cannot be previewed a *GateError.
 func Gate(ctx context.Context, in resolve.Input, hosts []string, check map[string]bool) ([]resolve.Cutover, error) {
 	var out []resolve.Cutover
-	in.Only = nil
+	in.Record.Only = nil
 	for _, h := range hosts {
 		if err, ok := in.Observed.Errors[h]; ok {
 			return nil, &HostError{Host: h, Err: err}

@@ -73,7 +73,7 @@ func (r *run) propose(ctx context.Context) error {
 		return fmt.Errorf("%w: host %s: %w; its floors are not known, nothing proposed", ErrRemote, hs[0], in.Observed.Errors[hs[0]])
 	}
 	rin := in.Input(r.o.Now)
-	rin.Only = r.o.Modules
+	rin.Record.Only = r.o.Modules
 	plan := resolve.Resolve(ctx, rin)
 	r.res.Plan = plan
 	if plan.Failed() {

@@ -12,8 +12,7 @@ import (
 // lock, what the hosts answered and the record of what they did not
 // (Record), the registries and their verifiers, the time that bounds
 // plausible build dates, and how many modules are decided at once. A
-// command sets what is its own on the copy it gets (Mode, Only,
-// Progress).
+// command sets what is its own on the copy it gets (Mode, Progress).
 func (in *Inputs) Input(now time.Time) resolve.Input {
 	rin := resolve.Input{Catalogue: in.Catalogue, Old: in.Lock, Observed: in.Observed, Record: in.Record(), Now: now}
 	if in.Registries != nil {
@@ -27,9 +26,11 @@ func (in *Inputs) Input(now time.Time) resolve.Input {
 // other locks that bound its modules: every command and enforcement point
 // judges with it (resolve.Record). A host skipped under skip_unreachable
 // and a host that failed are hosts not read, with why; with Host set
-// (a command that reads one host), every other host was not asked.
+// (a command that reads one host), every other host was not asked; with
+// Only set ("pin resolve MODULE…"), the hosts read were read for the
+// named modules alone.
 func (in *Inputs) Record() resolve.Record {
-	r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere}
+	r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere, Only: in.Only}
 	for h, err := range in.Skipped {
 		r.NotRead = setNotRead(r.NotRead, h, resolve.NotRead{Why: resolve.WhySkipped, Err: err})
 	}

@@ -52,7 +52,11 @@ type Inputs struct {
 	Skipped map[string]error
 	// Host, when not "", is the one host read (Request.Host): every other
 	// host was not asked.
-	Host       string
+	Host string
+	// Only, when not nil, names the modules the run decides ("pin
+	// resolve MODULE…", set by Run.Select): part of the record
+	// (resolve.Record.Only).
+	Only       []string
 	Registries *Registries
 }
 

@@ -167,7 +167,7 @@ var Mutants = []Mutant{
 	{
 		Name:        "resolve MODULE records every host as read",
 		File:        "resolve/hosts.go",
-		Anchor:      "held(h.Name) || in.Only == nil && in.Record.Read(h.Name)",
+		Anchor:      "held(h.Name) || in.Record.ReadForEvery(h.Name)",
 		Replacement: "held(h.Name) || in.Record.Read(h.Name)",
 		Rule:        "a command records as read exactly what it decided: \"pin resolve MODULE\" decides no other module against a host that joined",
 	},
@@ -298,8 +298,8 @@ var Mutants = []Mutant{
 	{
 		Name:        "Elsewhere left empty",
 		File:        "internal/source/input.go",
-		Anchor:      "r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere}",
-		Replacement: "r := resolve.Record{Host: in.Host}",
+		Anchor:      "r := resolve.Record{Host: in.Host, Elsewhere: in.Elsewhere, Only: in.Only}",
+		Replacement: "r := resolve.Record{Host: in.Host, Only: in.Only}",
 		Rule:        "a host that moves between environments takes its floors with it: what ran on it, recorded by the other environment's lock, is a floor in its new environment",
 	},
 	{

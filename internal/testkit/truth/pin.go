@@ -71,7 +71,7 @@ func runResolve(w *World, fromHost, only string) Result {
 		in.Mode = resolve.ModeFromHost
 	}
 	if only != "" {
-		in.Only = []string{only}
+		in.Record.Only = []string{only}
 	}
 	return resultOf(resolve.Resolve(context.Background(), in))
 }

@@ -126,7 +126,7 @@ func runEnvResolve(w *World, fromHost, only, env string) EnvRun {
 			if env.Catalogue.Module(only) == nil {
 				continue // "pin resolve MODULE" names none of its modules
 			}
-			rin.Only = []string{only}
+			rin.Record.Only = []string{only}
 		}
 		if fromHost != "" {
 			rin.Mode, rin.Record.Host = resolve.ModeFromHost, fromHost
