@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,12 +45,19 @@ type shLine struct {
 var exitNote = regexp.MustCompile(`\(exit (\d)\)`)
 
 // shBlock returns the command lines of the guide's first fenced block
-// after marker.
+// after marker: a line ending in "\\" goes on on the next, and a comment
+// starts at a "#" after a blank, outside quotes.
 func shBlock(t *testing.T, guide, marker string) []shLine {
 	t.Helper()
 	var out []shLine
+	pending := ""
 	for _, l := range docBlock(t, guide, marker) {
-		cmd, comment, _ := strings.Cut(l, "#")
+		if c, ok := strings.CutSuffix(l, "\\"); ok {
+			pending += c
+			continue
+		}
+		l, pending = pending+l, ""
+		cmd, comment := cutComment(l)
 		if strings.TrimSpace(cmd) == "" {
 			continue
 		}
@@ -62,6 +71,24 @@ func shBlock(t *testing.T, guide, marker string) []shLine {
 		t.Fatalf("%s: no command after %q", guide, marker)
 	}
 	return out
+}
+
+// cutComment splits a shell line at its comment.
+func cutComment(l string) (cmd, comment string) {
+	quote := rune(0)
+	for i, r := range l {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
+			return l[:i], l[i:]
+		}
+	}
+	return l, ""
 }
 
 // normalizer rewrites what a test saw into the guide's terms: each pair
@@ -434,4 +461,221 @@ func TestGuideKubernetesPod(t *testing.T) {
 	}
 	r := pin(t, os.Getenv("PIN_TEST_GUIDE_POD_DIR"), args...)
 	fmt.Printf("POD LOG\n%s%sPOD EXIT %d\n", r.stdout, r.stderr, r.code)
+}
+
+// shellCode is shell that returns the exit code rather than failing.
+func shellCode(t *testing.T, dir string, env []string, line string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestGuideAuthz runs docs/guides/authz.md word for word: its catalogue,
+// pin authz as written (in-process, as cmd/pin runs it) before a dockerd
+// of the test's own started with --authorization-plugin, then the Docker
+// CLI commands as written, the downgrade refused with the words the guide
+// shows and the labelled one run and logged with its reason. The lock is
+// made as the guide says, by pin resolve once forgejo runs 1.27.3, and the
+// plugin restarted to read it. The substitutions: /etc/pin is a folder of
+// the test's, the plugin's name pin is one of the test's (its socket
+// /run/docker/plugins/NAME.sock, where the Engine finds it), "…" of the
+// dockerd line is the test's flags for an Engine of its own (data and
+// exec roots, socket, no bridge), the Engine's socket is that Engine's,
+// registry.example.org/forge/forgejo a repository of the test registry,
+// and docker run gets --network none (the test Engine has no bridge).
+func TestGuideAuthz(t *testing.T) {
+	const guide = "docs/guides/authz.md"
+	testenv.DockerHost(t) // root and a Docker Engine: skip, or fail under CI
+	reg := testenv.Registry(t)
+	dockerd, err := exec.LookPath("dockerd")
+	if err != nil {
+		t.Fatal("dockerd not in PATH although the suite's Engine runs")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, err := os.MkdirTemp("/tmp", "pin-guide-authz-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unmountUnder(dir); os.RemoveAll(dir) })
+	engine := "unix://" + filepath.Join(dir, "docker.sock")
+	plugin := fmt.Sprintf("pin-guide-%d", time.Now().UnixNano()%1e9)
+	repo := fmt.Sprintf("%s/guide-authz-%d/forge/forgejo", reg, time.Now().UnixNano())
+	release := func(tag, date string) string {
+		return testimage.PushRelease(t, repo, tag, date, testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath}}).DigestStr()
+	}
+	norm := normalizer{repo, "registry.example.org/forge/forgejo", "plugin " + plugin, "plugin pin"}
+	norm = append(norm, digestAs(release("1.22.6", "2024-12-12"), "ac2ae63a9f11")...)
+	norm = append(norm, digestAs(release("1.27.3", "2026-09-01"), "4449dc564f16")...)
+
+	etc := filepath.Join(dir, "etc")
+	os.Mkdir(etc, 0o755)
+	cat := strings.Join(docBlock(t, guide, "whose catalogue names the Engine"), "\n")
+	for _, s := range []string{`"unix:///var/run/docker.sock"`, `"registry.example.org/forge/forgejo"`} {
+		if !strings.Contains(cat, s) {
+			t.Fatalf("%s: the catalogue has no %s to replace with the test's:\n%s", guide, s, cat)
+		}
+	}
+	writeFile(t, filepath.Join(etc, "catalogue.hcl"), strings.NewReplacer("unix:///var/run/docker.sock", engine, "registry.example.org/forge/forgejo", repo).Replace(cat))
+	subst := strings.NewReplacer("/etc/pin/", etc+"/", "/run/docker/plugins/pin.sock", "/run/docker/plugins/"+plugin+".sock")
+
+	var authzArgs []string
+	var stopPlugin func() (int, string)
+	var stopEngine func()
+	docker := []string{"DOCKER_HOST=" + engine, "DOCKER_CONFIG=" + filepath.Join(dir, "cli")}
+	for _, l := range shBlock(t, guide, "as root, with the catalogue and the lock") {
+		switch {
+		case l.words[0] == "mkdir":
+			shell(t, dir, nil, l.text)
+		case l.words[0] == "pin" && l.words[1] == "authz" && l.words[len(l.words)-1] == "&":
+			for _, w := range l.words[1 : len(l.words)-1] {
+				authzArgs = append(authzArgs, subst.Replace(w))
+			}
+			stopPlugin = serve(t, authzArgs...)
+			waitSocket(t, "/run/docker/plugins/"+plugin+".sock")
+		case l.text == "dockerd --authorization-plugin=pin …":
+			stopEngine = startDockerd(t, dockerd, dir, engine, "--authorization-plugin="+plugin, docker)
+		default:
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+	}
+	if stopPlugin == nil || stopEngine == nil {
+		t.Fatalf("%s: the guide starts no plugin or no Engine", guide)
+	}
+	defer stopEngine()
+
+	// forgejo runs 1.27.3 and pin resolve locks it; the plugin restarts to
+	// read the lock.
+	shell(t, dir, docker, "docker run -d --network none --name forgejo "+repo+":1.27.3")
+	t.Cleanup(func() { shellCode(t, dir, docker, "docker rm -f forgejo") })
+	if r := pin(t, dir, "resolve", "--catalogue", filepath.Join(etc, "catalogue.hcl"), "--lock", filepath.Join(etc, "pin.lock.hcl")); r.code != exitOK {
+		t.Fatalf("pin resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	stopPlugin()
+	stopPlugin = serve(t, authzArgs...)
+	waitSocket(t, "/run/docker/plugins/"+plugin+".sock")
+
+	run := func(l shLine) (string, int) {
+		if l.words[0] != "docker" {
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+		line := strings.ReplaceAll(l.text, "registry.example.org/forge/forgejo", repo)
+		if l.words[1] == "run" {
+			line = strings.Replace(line, "docker run ", "docker run --network none ", 1)
+		}
+		out, code := shellCode(t, dir, docker, line)
+		if os.Getenv("PIN_GUIDE_SHOW") != "" {
+			t.Logf("$ %s\n%s(exit %d)", line, out, code)
+		}
+		return norm.apply(out), code
+	}
+	for _, l := range shBlock(t, guide, "Then, where `forge` runs 1.27.3") {
+		out, code := run(l)
+		switch l.words[1] {
+		case "rm":
+			if code != 0 {
+				t.Fatalf("%s: exit %d\n%s", l.text, code, out)
+			}
+		case "run":
+			if code == 0 {
+				t.Fatalf("%s: the Engine ran it, the guide says it refuses\n%s", l.text, out)
+			}
+			reproduces(t, l.text, docBlock(t, guide, "is refused by the Engine"), out)
+		}
+	}
+	for _, l := range shBlock(t, guide, "A downgrade someone means is labelled") {
+		if out, code := run(l); code != 0 {
+			t.Fatalf("%s: exit %d, the guide says it runs\n%s", l.text, code, out)
+		}
+	}
+	stopEngine()
+	_, log := stopPlugin()
+	if os.Getenv("PIN_GUIDE_SHOW") != "" {
+		t.Logf("the plugin's log:\n%s", log)
+	}
+	reproduces(t, "the plugin's log", docBlock(t, guide, "the plugin logs it with the reason"), norm.apply(log))
+}
+
+// waitSocket waits until a unix socket answers.
+func waitSocket(t *testing.T, path string) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("unix", path); err == nil {
+			c.Close()
+			return
+		}
+	}
+	t.Fatalf("nothing answers on %s", path)
+}
+
+// startDockerd starts a dockerd of the test's own, its data under dir,
+// listening on engine, with flag; it waits until the Engine answers and
+// returns how to stop it (also done at the end of the test).
+func startDockerd(t *testing.T, dockerd, dir, engine, flag string, env []string) (stop func()) {
+	t.Helper()
+	ns := filepath.Base(dir)
+	writeFile(t, filepath.Join(dir, "daemon.json"), "{}")
+	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
+		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
+		"--config-file", filepath.Join(dir, "daemon.json"), "-H", engine,
+		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins", flag)
+	logPath := filepath.Join(dir, "dockerd.log")
+	dlog, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Stdout, d.Stderr = dlog, dlog
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { d.Wait(); dlog.Close(); close(exited) }()
+	stop = func() {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		d.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			d.Process.Kill()
+			<-exited
+		}
+	}
+	t.Cleanup(stop)
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-exited:
+			t.Fatalf("dockerd exited:\n%s", mustRead(t, logPath))
+		default:
+		}
+		if _, code := shellCode(t, dir, env, "docker version"); code == 0 {
+			return stop
+		}
+	}
+	t.Fatalf("dockerd did not answer in 30s:\n%s", mustRead(t, logPath))
+	return nil
+}
+
+// unmountUnder unmounts what a stopped dockerd may have left under dir.
+func unmountUnder(dir string) {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return
+	}
+	var mounts []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			mounts = append(mounts, f[1])
+		}
+	}
+	for i := len(mounts) - 1; i >= 0; i-- {
+		syscall.Unmount(mounts[i], syscall.MNT_DETACH)
+	}
 }
