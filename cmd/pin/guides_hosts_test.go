@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -677,5 +678,87 @@ func unmountUnder(dir string) {
 	}
 	for i := len(mounts) - 1; i >= 0; i-- {
 		syscall.Unmount(mounts[i], syscall.MNT_DETACH)
+	}
+}
+
+// TestGuideSignatures runs docs/guides/signatures.md's example word for
+// word with the real cosign CLI and the test registry: cosign
+// generate-key-pair, cosign sign as written for 1.0.0 and 1.1.0 of web
+// (1.2.0 left unsigned), the guide's catalogue, then pin resolve, pin
+// outdated and pin verify with the output the guide shows. The
+// substitutions: registry.example.org is the test registry, "sha256:…" of
+// the sign command the digest of each release signed, and cosign gets the
+// flags for a registry over plain http on loopback
+// (--allow-insecure-registry --allow-http-registry) and --yes, its
+// password in COSIGN_PASSWORD; the pushed digests read as the ones shown.
+func TestGuideSignatures(t *testing.T) {
+	const guide = "docs/guides/signatures.md"
+	reg := testenv.Registry(t)
+	cs := testenv.Cosign(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	repo := fmt.Sprintf("%s/guide-signatures-%d/web", reg, time.Now().UnixNano())
+	release := func(tag, date string) string {
+		return testimage.PushRelease(t, repo, tag, date, testimage.Options{Content: "web " + tag}).DigestStr()
+	}
+	signed := []string{release("1.0.0", "2026-08-01"), release("1.1.0", "2026-09-01")}
+	unsigned := release("1.2.0", "2026-10-01")
+	norm := normalizer{repo, "registry.example.org/web", reg, "registry.example.org"}
+	norm = append(norm, digestAs(signed[0], "6a1e58d0c8f2")...)
+	norm = append(norm, digestAs(signed[1], "b7c40e1f93a5")...)
+	norm = append(norm, digestAs(unsigned, "e20d9a7c4b61")...)
+
+	cosign := func(words []string) {
+		t.Helper()
+		args := words[1:]
+		if args[0] == "sign" {
+			args = append([]string{"sign", "--allow-insecure-registry", "--allow-http-registry", "--yes"}, args[1:]...)
+		}
+		cmd := exec.Command(cs.Bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "COSIGN_PASSWORD="+cs.Password(), "COSIGN_EXPERIMENTAL=1", "HOME="+dir,
+			"TUF_ROOT="+filepath.Join(dir, ".sigstore"), "SIGSTORE_NO_CACHE=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("cosign %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for _, l := range shBlock(t, guide, "with a key made once") {
+		switch {
+		case l.text == "cosign generate-key-pair":
+			cosign(l.words)
+		case l.words[0] == "cosign" && l.words[1] == "sign" && strings.HasSuffix(l.text, " registry.example.org/web@sha256:…"):
+			for _, d := range signed {
+				w := slices.Clone(l.words)
+				w[len(w)-1] = repo + "@" + d
+				cosign(w)
+			}
+		default:
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+	}
+	cat := strings.Join(docBlock(t, guide, "who must have signed:"), "\n")
+	if !strings.Contains(cat, `registry "registry.example.org"`) || !strings.Contains(cat, `"registry.example.org/web"`) {
+		t.Fatalf("%s: the catalogue names no registry.example.org to replace with the test registry:\n%s", guide, cat)
+	}
+	writeFile(t, filepath.Join(dir, "catalogue.hcl"), strings.NewReplacer("registry.example.org/web", repo, "registry.example.org", reg).Replace(cat))
+
+	outputs := map[string]string{
+		"pin resolve":  "`pin resolve` locks the newest tag that verifies",
+		"pin outdated": "`pin outdated` reports it:",
+		"pin verify":   "asking no host; it exits 1 if one no longer",
+	}
+	for _, l := range shBlock(t, guide, "Then:") {
+		if l.words[0] != "pin" || outputs[l.text] == "" {
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+		r := pin(t, dir, l.words[1:]...)
+		got := norm.apply(r.stdout + r.stderr)
+		if os.Getenv("PIN_GUIDE_SHOW") != "" {
+			t.Logf("$ %s\n%s(exit %d)", l.text, got, r.code)
+		}
+		if r.code != l.code {
+			t.Errorf("%s: exit %d, the guide says %d\n%s", l.text, r.code, l.code, got)
+		}
+		reproduces(t, l.text, docBlock(t, guide, outputs[l.text]), trimLines(got))
 	}
 }
