@@ -539,7 +539,7 @@ func TestGuideAuthz(t *testing.T) {
 			stopPlugin = serve(t, authzArgs...)
 			waitSocket(t, "/run/docker/plugins/"+plugin+".sock")
 		case l.text == "dockerd --authorization-plugin=pin …":
-			stopEngine = startDockerd(t, dockerd, dir, engine, "--authorization-plugin="+plugin, docker)
+			stopEngine = startDockerd(t, dockerd, dir, engine, docker, "--authorization-plugin="+plugin)
 		default:
 			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
 		}
@@ -614,16 +614,17 @@ func waitSocket(t *testing.T, path string) {
 }
 
 // startDockerd starts a dockerd of the test's own, its data under dir,
-// listening on engine, with flag; it waits until the Engine answers and
+// listening on engine, with flags added; it waits until the Engine answers and
 // returns how to stop it (also done at the end of the test).
-func startDockerd(t *testing.T, dockerd, dir, engine, flag string, env []string) (stop func()) {
+func startDockerd(t *testing.T, dockerd, dir, engine string, env []string, flags ...string) (stop func()) {
 	t.Helper()
 	ns := filepath.Base(dir)
 	writeFile(t, filepath.Join(dir, "daemon.json"), "{}")
 	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
 		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
 		"--config-file", filepath.Join(dir, "daemon.json"), "-H", engine,
-		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins", flag)
+		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins")
+	d.Args = append(d.Args, flags...)
 	logPath := filepath.Join(dir, "dockerd.log")
 	dlog, err := os.Create(logPath)
 	if err != nil {
@@ -761,4 +762,91 @@ func TestGuideSignatures(t *testing.T) {
 		}
 		reproduces(t, l.text, docBlock(t, guide, outputs[l.text]), trimLines(got))
 	}
+}
+
+// TestGuideFleets runs docs/guides/fleets.md word for word: the agent's
+// catalogue on a dockerd of the test's own where forgejo runs 1.27.3, the
+// systemd unit's ExecStart as written (pin in-process; the cron line's
+// command is checked to be the same), a key pair the real cosign CLI
+// made, then the reader's catalogue and pin resolve, with the output the
+// guide shows. The substitutions: /etc/pin is a folder of the test's, the
+// agent's socket is the test Engine's, registry.example.org a folder of
+// the test registry, COSIGN_PASSWORD the key's password (the unit's
+// EnvironmentFile), and the pushed digest reads as the one shown.
+func TestGuideFleets(t *testing.T) {
+	const guide = "docs/guides/fleets.md"
+	testenv.DockerHost(t) // root and a Docker Engine: skip, or fail under CI
+	reg := testenv.Registry(t)
+	cs := testenv.Cosign(t)
+	dockerd, err := exec.LookPath("dockerd")
+	if err != nil {
+		t.Fatal("dockerd not in PATH although the suite's Engine runs")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("COSIGN_PASSWORD", cs.Password())
+	dir, err := os.MkdirTemp("/tmp", "pin-guide-fleet-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unmountUnder(dir); os.RemoveAll(dir) })
+	engine := "unix://" + filepath.Join(dir, "docker.sock")
+	docker := []string{"DOCKER_HOST=" + engine, "DOCKER_CONFIG=" + filepath.Join(dir, "cli")}
+	stopEngine := startDockerd(t, dockerd, dir, engine, docker)
+	defer stopEngine()
+
+	fake := fmt.Sprintf("%s/guide-fleet-%d", reg, time.Now().UnixNano()) // registry.example.org
+	running := testimage.PushRelease(t, fake+"/forge/forgejo", "1.27.3", "2026-09-01",
+		testimage.Options{Layer: testimage.Sleeper(t), Entrypoint: []string{testimage.SleeperPath}}).DigestStr()
+	shell(t, dir, docker, "docker run -d --network none --name forgejo "+fake+"/forge/forgejo:1.27.3")
+	norm := append(normalizer{fake, "registry.example.org"}, digestAs(running, "5be0a1c4e7d2")...)
+
+	// The agent, on edge-17.
+	etc := filepath.Join(dir, "etc")
+	os.Mkdir(etc, 0o755)
+	agentCat := strings.Join(docBlock(t, guide, "a\ncatalogue naming the host itself:"), "\n")
+	if !strings.Contains(agentCat, `"unix:///var/run/docker.sock"`) {
+		t.Fatalf("%s: the agent's catalogue names no docker socket to replace with the test engine's:\n%s", guide, agentCat)
+	}
+	writeFile(t, filepath.Join(etc, "catalogue.hcl"), strings.ReplaceAll(agentCat, "unix:///var/run/docker.sock", engine))
+	writeFile(t, filepath.Join(etc, "cosign.key"), string(mustRead(t, cs.Key)))
+	subst := strings.NewReplacer("/etc/pin/", etc+"/", "registry.example.org/", fake+"/")
+	var unit []string
+	for _, l := range docBlock(t, guide, "and a systemd timer:") {
+		if c, ok := strings.CutPrefix(l, "ExecStart=/usr/local/bin/pin "); ok {
+			unit = strings.Fields(c)
+		}
+	}
+	if len(unit) == 0 {
+		t.Fatalf("%s: the unit has no ExecStart=/usr/local/bin/pin", guide)
+	}
+	cron := strings.Join(docBlock(t, guide, "or a cron line:"), "\n")
+	if _, c, ok := strings.Cut(cron, " pin "); !ok || strings.Join(strings.Fields(c), " ") != strings.Join(unit, " ") {
+		t.Errorf("%s: the cron line's command is not the unit's:\n%s\n%s", guide, cron, strings.Join(unit, " "))
+	}
+	var args []string
+	for _, w := range unit {
+		args = append(args, subst.Replace(w))
+	}
+	if r := pin(t, dir, args...); r.code != exitOK || !strings.Contains(r.stdout, "published as "+fake+"/fleet/observations@sha256:") {
+		t.Fatalf("pin %s: exit %d\n%s%s", strings.Join(unit, " "), r.code, r.stdout, r.stderr)
+	}
+
+	// Where pin runs: the registry only; the host is stopped.
+	stopEngine()
+	reader := t.TempDir()
+	writeFile(t, filepath.Join(reader, "fleet.pub"), string(mustRead(t, cs.Pub)))
+	cat := strings.Join(docBlock(t, guide, "and the modules as for any host:"), "\n")
+	if !strings.Contains(cat, `"oci://registry.example.org/fleet/observations"`) {
+		t.Fatalf("%s: the reader's catalogue names no registry.example.org to replace with the test registry:\n%s", guide, cat)
+	}
+	writeFile(t, filepath.Join(reader, "catalogue.hcl"), strings.ReplaceAll(cat, "registry.example.org/", fake+"/"))
+	r := pin(t, reader, "resolve")
+	got := norm.apply(r.stdout + r.stderr)
+	if os.Getenv("PIN_GUIDE_SHOW") != "" {
+		t.Logf("$ pin resolve\n%s(exit %d)", got, r.code)
+	}
+	if r.code != exitOK {
+		t.Fatalf("pin resolve: exit %d\n%s", r.code, got)
+	}
+	reproduces(t, "pin resolve", docBlock(t, guide, "`pin resolve` reads its last\nobservation"), got)
 }
