@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -849,4 +850,72 @@ func TestGuideFleets(t *testing.T) {
 		t.Fatalf("pin resolve: exit %d\n%s", r.code, got)
 	}
 	reproduces(t, "pin resolve", docBlock(t, guide, "`pin resolve` reads its last\nobservation"), got)
+}
+
+// TestGuideInstall runs docs/guides/install.md's commands that build pin
+// from a checkout, word for word, in a git clone of this repository's
+// HEAD: go build -o pin ./cmd/pin and go install ./cmd/pin (GOBIN a folder
+// of the test's), each binary's --version (and "pin version") printing
+// what the guide shows and the clone's commit; a build with
+// -buildvcs=false prints the guide's "no revision" line. go install
+// …@latest cannot run offline: its module path is checked to be go.mod's.
+// The environment is a newcomer's: no go env file and GOFLAGS empty (a
+// developer's machine may set -buildvcs=false there), GOPROXY off (the
+// module cache holds what the build needs); this toolchain's version
+// reads as the guide's go1.26.8.
+func TestGuideInstall(t *testing.T) {
+	const guide = "docs/guides/install.md"
+	if testing.Short() {
+		t.Skip("builds pin three times: not with -short")
+	}
+	for _, tool := range []string{"git", "go"} {
+		needTool(t, tool)
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot, ".git")); err != nil {
+		t.Skipf("%s is not a git checkout: %v", repoRoot, err)
+	}
+	clone := filepath.Join(t.TempDir(), "pin")
+	shell(t, repoRoot, nil, "git clone -q --no-hardlinks . "+clone)
+	head := strings.TrimSpace(shell(t, clone, nil, "git rev-parse HEAD"))
+	gobin := t.TempDir()
+	env := []string{"GOENV=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off", "GOBIN=" + gobin}
+	norm := normalizer{runtime.Version(), "go1.26.8"}
+
+	first := shBlock(t, guide, "With Go 1.26 or later")
+	module := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(mustRead(t, filepath.Join(repoRoot, "go.mod"))), "\n", 2)[0], "module"))
+	if len(first) != 2 || first[0].text != "go install "+module+"/cmd/pin@latest" || first[1].text != "pin --version" {
+		t.Fatalf("%s: the first block is not go install %s/cmd/pin@latest and pin --version: %+v", guide, module, first)
+	}
+	want := docBlock(t, guide, "which names the commit it was built from")
+	version := func(bin string) {
+		t.Helper()
+		for _, arg := range []string{"--version", "version"} {
+			got := norm.apply(shell(t, clone, env, bin+" "+arg))
+			reproduces(t, bin+" "+arg, want, got)
+			if !strings.Contains(got, " revision "+head+" ") {
+				t.Errorf("%s %s names no revision %s:\n%s", bin, arg, head, got)
+			}
+		}
+	}
+	for _, l := range shBlock(t, guide, "from a clone of this repository:") {
+		switch l.text {
+		case "go build -o pin ./cmd/pin":
+			shell(t, clone, env, l.text)
+			// The comment's alternative.
+			shell(t, clone, env, "go install ./cmd/pin")
+			version(filepath.Join(gobin, "pin"))
+		case "./pin --version":
+			version("./pin")
+		default:
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+	}
+	shell(t, clone, env, "go build -buildvcs=false -o pin-novcs ./cmd/pin")
+	got := norm.apply(shell(t, clone, env, "./pin-novcs --version"))
+	guideText := strings.Join(strings.Fields(string(mustRead(t, filepath.Join(repoRoot, guide)))), " ")
+	line := regexp.MustCompile("`(pin \\(devel\\), built with [^`]*)`").FindStringSubmatch(guideText)
+	if line == nil {
+		t.Fatalf("%s shows no `pin (devel), built with …` line", guide)
+	}
+	reproduces(t, "pin --version, -buildvcs=false", []string{line[1]}, got)
 }
