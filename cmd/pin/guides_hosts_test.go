@@ -852,6 +852,26 @@ func TestGuideFleets(t *testing.T) {
 	reproduces(t, "pin resolve", docBlock(t, guide, "`pin resolve` reads its last\nobservation"), got)
 }
 
+// cloneHead is a git clone of this repository's HEAD, and HEAD's commit.
+func cloneHead(t *testing.T) (dir, head string) {
+	t.Helper()
+	needTool(t, "git")
+	if _, err := os.Stat(filepath.Join(repoRoot, ".git")); err != nil {
+		t.Skipf("%s is not a git checkout: %v", repoRoot, err)
+	}
+	dir = filepath.Join(t.TempDir(), "pin")
+	shell(t, repoRoot, nil, "git clone -q --no-hardlinks . "+dir)
+	return dir, strings.TrimSpace(shell(t, dir, nil, "git rev-parse HEAD"))
+}
+
+// newcomerGo is the go command's environment on a newcomer's machine: no
+// go env file (a developer's may set GOFLAGS=-buildvcs=false there),
+// GOFLAGS empty, this toolchain, and GOPROXY off (the module cache holds
+// what the build needs: the tests run offline).
+func newcomerGo() []string {
+	return []string{"GOENV=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off"}
+}
+
 // TestGuideInstall runs docs/guides/install.md's commands that build pin
 // from a checkout, word for word, in a git clone of this repository's
 // HEAD: go build -o pin ./cmd/pin and go install ./cmd/pin (GOBIN a folder
@@ -868,17 +888,10 @@ func TestGuideInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds pin three times: not with -short")
 	}
-	for _, tool := range []string{"git", "go"} {
-		needTool(t, tool)
-	}
-	if _, err := os.Stat(filepath.Join(repoRoot, ".git")); err != nil {
-		t.Skipf("%s is not a git checkout: %v", repoRoot, err)
-	}
-	clone := filepath.Join(t.TempDir(), "pin")
-	shell(t, repoRoot, nil, "git clone -q --no-hardlinks . "+clone)
-	head := strings.TrimSpace(shell(t, clone, nil, "git rev-parse HEAD"))
+	needTool(t, "go")
+	clone, head := cloneHead(t)
 	gobin := t.TempDir()
-	env := []string{"GOENV=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off", "GOBIN=" + gobin}
+	env := append(newcomerGo(), "GOBIN="+gobin)
 	norm := normalizer{runtime.Version(), "go1.26.8"}
 
 	first := shBlock(t, guide, "With Go 1.26 or later")
@@ -918,4 +931,85 @@ func TestGuideInstall(t *testing.T) {
 		t.Fatalf("%s shows no `pin (devel), built with …` line", guide)
 	}
 	reproduces(t, "pin --version, -buildvcs=false", []string{line[1]}, got)
+}
+
+// TestGuideInstallImage runs the container image section of
+// docs/guides/install.md word for word in a git clone of HEAD: pinimage
+// --push to the test registry and --tarball, then the comment's docker load
+// on the test Engine; the image run as the checkout's owner (resolve, then
+// resolve --check as the image's user); and in the clone made uid 1000's,
+// with no lock, resolve as the image's user refused with the words the
+// guide shows. The substitutions: registry.example.org is the test
+// registry, the Docker CLI talks to the test Engine, and docker run gets
+// --network none (the test Engine has no bridge; the repository's
+// catalogue reads a snapshot and a layout mirror).
+func TestGuideInstallImage(t *testing.T) {
+	const guide = "docs/guides/install.md"
+	if testing.Short() {
+		t.Skip("builds pin's image: not with -short")
+	}
+	reg := testenv.Registry(t)
+	dh := dockerCLIHost(t)
+	needTool(t, "go")
+	clone, _ := cloneHead(t)
+	env := append(newcomerGo(), "DOCKER_HOST="+dh, "DOCKER_CONFIG="+t.TempDir())
+	tools := fmt.Sprintf("%s/guide-install-%d/tools", reg, time.Now().UnixNano())
+	t.Cleanup(func() { shellCode(t, clone, env, "docker rmi -f pin:dev") })
+
+	docker := func(l shLine) (string, int) {
+		t.Helper()
+		line := strings.Replace(l.text, "docker run ", "docker run --network none ", 1)
+		out, code := shellCode(t, clone, env, line)
+		if os.Getenv("PIN_GUIDE_SHOW") != "" {
+			t.Logf("$ %s\n%s(exit %d)", line, out, code)
+		}
+		if code != l.code {
+			t.Fatalf("%s: exit %d, the guide says %d\n%s", l.text, code, l.code, out)
+		}
+		return out, code
+	}
+	for _, l := range shBlock(t, guide, "yours or load it into an Engine:") {
+		if !strings.HasPrefix(l.text, "go run ./internal/release/cmd/pinimage ") {
+			t.Fatalf("%s: the guide runs %q, which this test does not", guide, l.text)
+		}
+		line := strings.ReplaceAll(l.text, "registry.example.org/tools/", tools+"/")
+		out := shell(t, clone, env, line)
+		if strings.Contains(line, "--push") && !strings.HasPrefix(out, tools+"/pin@sha256:") {
+			t.Errorf("%s printed %q, not the pushed image", l.text, out)
+		}
+		_, comment := cutComment(docBlockLine(t, guide, "yours or load it into an Engine:", l.text))
+		if then, ok := strings.CutPrefix(comment, "# then: "); ok {
+			shell(t, clone, env, then)
+		}
+	}
+	for _, l := range shBlock(t, guide, "and run with the repository mounted at `/work`, as its owner:") {
+		docker(l)
+		if _, err := os.Stat(filepath.Join(clone, "pin.lock.hcl")); err != nil {
+			t.Fatalf("%s: no lock in the checkout: %v", l.text, err)
+		}
+	}
+
+	// A clone of uid 1000's, with no lock.
+	os.Remove(filepath.Join(clone, "pin.lock.hcl"))
+	shell(t, clone, nil, "chown -R 1000:1000 .")
+	for _, l := range shBlock(t, guide, "In a clone of uid 1000's:") {
+		out, _ := docker(l)
+		reproduces(t, l.text, docBlock(t, guide, "`resolve` exits 2, the lock as it was"), out)
+		if _, err := os.Stat(filepath.Join(clone, "pin.lock.hcl")); !os.IsNotExist(err) {
+			t.Errorf("%s: a refused resolve wrote the lock (%v)", l.text, err)
+		}
+	}
+}
+
+// docBlockLine is the line of the guide's block after marker that holds
+// the command text (with its comment).
+func docBlockLine(t *testing.T, guide, marker, text string) string {
+	t.Helper()
+	for _, l := range docBlock(t, guide, marker) {
+		if strings.HasPrefix(l, text) {
+			return l
+		}
+	}
+	t.Fatalf("%s: no line %q after %q", guide, text, marker)
+	return ""
 }
