@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -448,6 +450,73 @@ func TestGuideKubernetes(t *testing.T) {
 		t.Errorf("the job's pin outdated: exit %s, want 0 (the lock names what runs)\n%s", code, log)
 	}
 	reproduces(t, "the job's log", docBlock(t, guide, "its log is the table:"), trimLines(norm.apply(log)))
+
+	// The admission webhook: pin admit on the workstation's catalogue and
+	// lock, registered with the API server for this namespace's
+	// Deployments.
+	norm = append(norm, digestAs(testimage.PushRelease(t, repo, "1.22.6", "2024-12-12", testimage.Options{Content: "1.22.6"}).DigestStr(), "c0d5e8a2f417")...)
+	certFile, keyFile, _ := selfSigned(t, t.TempDir())
+	addr := freePort(t)
+	stop := serve(t, "admit", "--catalogue", filepath.Join(dir, "catalogue.hcl"), "--lock", filepath.Join(dir, "pin.lock.hcl"),
+		"--listen", addr, "--tls-cert", certFile, "--tls-key", keyFile)
+	registerWebhook(t, k, ns, "https://"+addr+"/validate", mustRead(t, certFile))
+	for _, l := range shBlock(t, guide, "Once it is registered:") {
+		line := strings.NewReplacer(" -n apps ", " -n "+ns+" ", "registry.example.org/forge/forgejo", repo).Replace(l.text)
+		out, code := shellCode(t, dir, nil, line)
+		if os.Getenv("PIN_GUIDE_SHOW") != "" {
+			t.Logf("$ %s\n%s(exit %d)", line, out, code)
+		}
+		if code != l.code {
+			t.Fatalf("%s: exit %d, the guide says %d\n%s", l.text, code, l.code, out)
+		}
+		switch {
+		case code != 0:
+			reproduces(t, l.text, docBlock(t, guide, "The first is refused:"), norm.apply(out))
+		case l.words[3] == "set":
+			reproduces(t, l.text, docBlock(t, guide, "Once the Deployment says why"), norm.apply(out))
+		}
+	}
+	var d appsv1.Deployment
+	if err := json.Unmarshal([]byte(shell(t, dir, nil, "kubectl get deployment forgejo -n "+ns+" -o json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Spec.Template.Spec.Containers[0].Image; got != repo+":1.22.6" {
+		t.Errorf("the Deployment's image is %s after the allowed rollback, want %s:1.22.6", got, repo)
+	}
+	if _, log := stop(); !strings.Contains(log, "rollback of 1.27: data bug #123") {
+		t.Errorf("pin admit did not log the reason:\n%s", log)
+	}
+}
+
+// registerWebhook registers url as the validating webhook of ns's
+// Deployments (create and update), failing closed, until the test ends.
+func registerWebhook(t *testing.T, k *testenv.Cluster, ns, url string, caPEM []byte) {
+	t.Helper()
+	ctx := context.Background()
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(10)
+	wh := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "pin-guide-" + ns},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "images.pin.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+			}},
+			// Only this namespace: other tests share the API server.
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}}}
+	if _, err := k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, wh, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wh.Name, metav1.DeleteOptions{})
+	})
 }
 
 // TestGuideKubernetesPod is the CronJob's pod of TestGuideKubernetes: pin
