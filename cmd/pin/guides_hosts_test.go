@@ -926,6 +926,9 @@ func cloneHead(t *testing.T) (dir, head string) {
 	t.Helper()
 	needTool(t, "git")
 	if _, err := os.Stat(filepath.Join(repoRoot, ".git")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not a git checkout (CI is set): %v", repoRoot, err)
+		}
 		t.Skipf("%s is not a git checkout: %v", repoRoot, err)
 	}
 	dir = filepath.Join(t.TempDir(), "pin")
