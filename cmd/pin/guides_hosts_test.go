@@ -29,6 +29,7 @@ import (
 
 	"github.com/pin-tool/pin/internal/testkit/testenv"
 	"github.com/pin-tool/pin/internal/testkit/testimage"
+	"github.com/pin-tool/pin/internal/testkit/verifytest"
 )
 
 // The guides about hosts (Compose, Kubernetes, a Docker Engine's plugin,
@@ -762,6 +763,10 @@ func unmountUnder(dir string) {
 // flags for a registry over plain http on loopback
 // (--allow-insecure-registry --allow-http-registry) and --yes, its
 // password in COSIGN_PASSWORD; the pushed digests read as the ones shown.
+// Then the keyless module as written, ghcr.io/example/web a repository of
+// the test registry, its releases signed by a test Sigstore for the
+// guide's identities, and pin outdated saying why the one signed by
+// another workflow is not taken.
 func TestGuideSignatures(t *testing.T) {
 	const guide = "docs/guides/signatures.md"
 	reg := testenv.Registry(t)
@@ -832,6 +837,41 @@ func TestGuideSignatures(t *testing.T) {
 		}
 		reproduces(t, l.text, docBlock(t, guide, outputs[l.text]), trimLines(got))
 	}
+
+	// Keyless: the guide's module as written, its images signed by a
+	// Sigstore of the test's (sigstore-go's VirtualSigstore: a Fulcio-like
+	// authority, a log and a timestamp authority; cosign cannot sign
+	// keyless offline), whose trusted root is the trusted_root.json the
+	// guide says you provide.
+	ss := verifytest.NewSigstore(t)
+	ghcr := fmt.Sprintf("%s/guide-keyless-%d/example/web", reg, time.Now().UnixNano())
+	const issuer = "https://token.actions.githubusercontent.com"
+	k10 := testimage.PushRelease(t, ghcr, "1.0.0", "2026-08-01", testimage.Options{Content: "keyless 1.0.0"}).DigestStr()
+	ss.SignKeyless(t, "https://github.com/example/web/.github/workflows/release.yml@refs/tags/v1.0.0", issuer, ghcr, k10)
+	k11 := testimage.PushRelease(t, ghcr, "1.1.0", "2026-09-01", testimage.Options{Content: "keyless 1.1.0"}).DigestStr()
+	ss.SignKeyless(t, "https://github.com/example/web/.github/workflows/ci.yml@refs/heads/main", issuer, ghcr, k11)
+	keyless := t.TempDir()
+	writeFile(t, filepath.Join(keyless, "trusted_root.json"), string(mustRead(t, ss.RootPath)))
+	cat = strings.Join(docBlock(t, guide, "against a Sigstore trusted root you provide:"), "\n")
+	if !strings.Contains(cat, `"ghcr.io/example/web"`) {
+		t.Fatalf("%s: the keyless module names no ghcr.io/example/web to replace with the test registry:\n%s", guide, cat)
+	}
+	writeFile(t, filepath.Join(keyless, "catalogue.hcl"), strings.ReplaceAll(cat, "ghcr.io/example/web", ghcr))
+	kn := normalizer{ghcr, "ghcr.io/example/web"}
+	kn = append(kn, digestAs(k10, "41c9b7e02d58")...)
+	kn = append(kn, digestAs(k11, "9e6f03a7c1b4")...)
+	if r := pin(t, keyless, "resolve"); r.code != exitOK || !strings.Contains(r.stdout, "add 1.0.0") {
+		t.Fatalf("keyless: pin resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := pin(t, keyless, "outdated")
+	got := trimLines(kn.apply(r.stdout + r.stderr))
+	if os.Getenv("PIN_GUIDE_SHOW") != "" {
+		t.Logf("$ pin outdated (keyless)\n%s(exit %d)", got, r.code)
+	}
+	if r.code != exitFindings {
+		t.Errorf("pin outdated, keyless: exit %d, the guide says 1\n%s", r.code, got)
+	}
+	reproduces(t, "pin outdated, keyless", docBlock(t, guide, "says why 1.1.0 is not taken (exit 1):"), got)
 }
 
 // TestGuideFleets runs docs/guides/fleets.md word for word: the agent's
