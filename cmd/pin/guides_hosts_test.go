@@ -305,7 +305,7 @@ func shell(t *testing.T, dir string, env []string, line string) string {
 // pods and reports them running, as TestKubernetesEndToEnd does. The
 // substitutions: the kubeconfig's context is named prod, the namespace
 // "apps" is one of the test's (also in the command lines' "-n apps"),
-// registry.example.org/forge/forgejo a repository of the test registry,
+// /path/to/pin this repository, registry.example.org/forge/forgejo a repository of the test registry,
 // the build pushed is read as the digest shown, and /etc/pin and /cache
 // of the job's args are folders of the test's.
 func TestGuideKubernetes(t *testing.T) {
@@ -342,9 +342,6 @@ func TestGuideKubernetes(t *testing.T) {
 	norm := append(normalizer{repo, "registry.example.org/forge/forgejo"}, digestAs(running, "3f6d1ac9a1c2")...)
 
 	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "examples", "kubernetes"), os.DirFS(filepath.Join(repoRoot, "examples", "kubernetes"))); err != nil {
-		t.Fatal(err)
-	}
 	cat := strings.Join(docBlock(t, guide, "A catalogue names it:"), "\n")
 	for _, s := range []string{`namespace = "apps"`, `"registry.example.org/forge/forgejo"`} {
 		if !strings.Contains(cat, s) {
@@ -367,8 +364,8 @@ func TestGuideKubernetes(t *testing.T) {
 		}
 	}
 
-	for _, l := range shBlock(t, guide, "From this repository's root") {
-		line := strings.ReplaceAll(l.text, " -n apps ", " -n "+ns+" ")
+	for _, l := range shBlock(t, guide, "In the catalogue's folder") {
+		line := strings.NewReplacer(" -n apps ", " -n "+ns+" ", "/path/to/pin/", repoRoot+"/").Replace(l.text)
 		if line == l.text && l.words[0] == "kubectl" {
 			t.Fatalf("%s: %q names no namespace apps to replace with the test's", guide, l.text)
 		}
