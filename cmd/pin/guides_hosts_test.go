@@ -50,8 +50,8 @@ type shLine struct {
 var exitNote = regexp.MustCompile(`\(exit (\d)\)`)
 
 // shBlock returns the command lines of the guide's first fenced block
-// after marker: a line ending in "\\" goes on on the next, and a comment
-// starts at a "#" after a blank, outside quotes.
+// after marker: a line ending in a backslash goes on on the next, and a
+// comment starts at a "#" after a blank, outside quotes.
 func shBlock(t *testing.T, guide, marker string) []shLine {
 	t.Helper()
 	var out []shLine
@@ -111,18 +111,6 @@ func digestAs(real, shown string) []string {
 	return []string{strings.TrimPrefix(real, "sha256:")[:12], shown}
 }
 
-// needCompose is Debian's docker-compose (Compose 1.29), which the tests
-// run for the guides' "docker compose".
-func needCompose(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("docker-compose"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("docker-compose required in CI (scripts/test installs Debian's docker-compose)")
-		}
-		t.Skip("docker-compose not installed")
-	}
-}
-
 // TestGuideCompose runs docs/guides/compose.md word for word: its
 // compose.yaml and catalogue.hcl as the folder (checked to be those of
 // examples/compose), its commands in order on the test engine with
@@ -137,7 +125,7 @@ func TestGuideCompose(t *testing.T) {
 	const guide = "docs/guides/compose.md"
 	reg := testenv.Registry(t)
 	dh := dockerCLIHost(t)
-	needCompose(t)
+	needTool(t, "docker-compose") // Debian's, Compose 1.29: the guide's "docker compose"
 	prefix := fmt.Sprintf("%s/guide-compose-%d", reg, time.Now().UnixNano())
 	t.Setenv("REGISTRY", prefix) // for pin's own reading of the Compose file
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
