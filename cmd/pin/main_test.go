@@ -19,6 +19,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // repoRoot is where the default catalogue lives.
 var repoRoot, _ = filepath.Abs("../..")
 
+// TestMain removes what the tests built once for all of them (buildPin).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeBuilt()
+	os.Exit(code)
+}
+
 type result struct {
 	code           int
 	stdout, stderr string

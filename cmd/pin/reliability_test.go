@@ -527,18 +527,53 @@ func TestHostFaults(t *testing.T) {
 	}
 }
 
-// buildPin builds the pin command into dir, for tests that need whole
+// buildPin puts the pin command into dir, for tests that need whole
 // processes: runs at once, a user other than root, the default timeouts.
+// It is built once per test binary, as the release builds it
+// (CGO_ENABLED=0, -trimpath, no symbol table: the binary users get, and
+// the packages the release test and scripts/test's linux/amd64 build
+// compile, so that a cold run compiles them once), and copied into dir.
 func buildPin(t *testing.T, dir string) string {
 	t.Helper()
+	built, err := pinOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "pin")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(repoRoot, "cmd", "pin")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building pin: %v\n%s", err, out)
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
+
+// builtDir holds the binary pinOnce built; TestMain removes it.
+var builtDir string
+
+func removeBuilt() {
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+}
+
+var pinOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pin-bin-")
+	if err != nil {
+		return "", err
+	}
+	builtDir = dir
+	bin := filepath.Join(dir, "pin")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Dir = filepath.Join(repoRoot, "cmd", "pin")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building pin: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 // process is a pin process.
 type process struct {
