@@ -236,17 +236,20 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if o.Environment == "" && len(in.Catalogue.Environments) > 0 {
 			return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to propose with --environment NAME"))
 		}
-		env, err := in.Environment(o.Environment, lk)
-		if err != nil {
-			return nil, withCode(exitInput, err)
+		var names []string
+		if o.Environment != "" {
+			names = []string{o.Environment}
 		}
-		if err := source.Orphans(source.BaseLockPath(lk, o.Environment), in.Catalogue); err != nil {
+		run, err := in.Select(source.Selection{Lock: lk, Own: true, Environments: names, Now: o.now()})
+		switch {
+		case err != nil:
 			return nil, withCode(exitInput, err)
+		case run.Orphans != nil:
+			return nil, withCode(exitInput, run.Orphans)
+		case run.Moved != nil:
+			return nil, withCode(exitInput, run.Moved)
 		}
-		if err := source.Moved([]*source.Env{env}); err != nil {
-			return nil, withCode(exitInput, err)
-		}
-		return env.Inputs, nil
+		return run.Envs[0].Inputs, nil
 	}}
 	switch o.Forge {
 	case "none", "":

@@ -10,22 +10,37 @@ import (
 	"github.com/pin-tool/pin/resolve"
 )
 
-// Selection is what a command that writes locks names (pin resolve, pin
-// lock --from-host): the lock beside which every environment's lock is,
-// the environments it decides, the one host it read, the modules it
-// decides, and the time that bounds plausible build dates.
+// Selection is what a command names: the lock beside which every
+// environment's lock is, the environments it decides, the one host it
+// read, the modules it decides, and the time that bounds plausible build
+// dates.
 type Selection struct {
 	Lock string
+	// Own, when set, makes Lock the file of the one environment named
+	// itself (pin propose, which works on a work tree's copy of it), not
+	// the lock beside which every environment's is: it is read as it is,
+	// seeded from no other.
+	Own bool
 	// Environments are those named (--environment); none: every one,
 	// or with Host, Host's.
 	Environments []string
-	// Host, when not "", is the one host read ("pin lock --from-host"):
-	// the run decides its environment, in resolve.ModeFromHost.
+	// Host, when not "", is the one host read ("pin lock --from-host",
+	// "pin plan HOST"): the run is about its environment, decided in
+	// resolve.ModeFromHost.
 	Host string
 	// Modules are the modules named ("pin resolve MODULE…"); none: every
 	// module.
 	Modules []string
-	Now     time.Time
+	// From, when not "", makes the run a promotion from environment From
+	// to the one environment named (pin promote FROM TO): both must be
+	// declared and differ, and TO's from must name From. A promotion
+	// says itself which named modules it promotes: no Env's Only is set.
+	From string
+	// ReadOnly is a run that writes no lock (pin plan, status, outdated,
+	// export, verify): an orphan lock refuses nothing then, so the
+	// environments are worked out beside it too, and Orphans names it.
+	ReadOnly bool
+	Now      time.Time
 }
 
 // Run is what a run that writes locks decides, worked out in one place
@@ -36,15 +51,18 @@ type Selection struct {
 type Run struct {
 	// Envs are the environments the run decides, in name order (Inputs.
 	// Environments); each one's Only names the modules it decides. Nil
-	// when Orphans is set.
+	// when Orphans is set, unless the selection is ReadOnly.
 	Envs []*Env
 	// Orphans refuses any write while the lock of an environment the
 	// catalogue no longer declares is beside the lock; nothing else is
-	// worked out then.
+	// worked out then, unless the selection is ReadOnly.
 	Orphans *OrphanError
 	// Moved refuses a write that would drop the floor of a host moved
 	// to an environment the run does not decide.
 	Moved *MovedError
+	// From and To are a promotion's environments (Selection.From); To's
+	// share of the run is Envs[0].
+	From, To *catalogue.Environment
 
 	mode resolve.Mode
 	now  time.Time
@@ -56,29 +74,102 @@ type Run struct {
 // *UnknownEnvironmentError; a host in another environment than those
 // named a *HostEnvironmentError; a named module in none of the
 // environments decided a *NotInEnvironmentsError; a lock that does not
-// parse a *DiagnosticsError.
+// parse a *DiagnosticsError; a promotion between environments that may
+// not be promoted between a *PromotionPairError.
 func (in *Inputs) Select(sel Selection) (*Run, error) {
 	if err := CheckModules(in.Catalogue, sel.Modules); err != nil {
 		return nil, err
 	}
-	if err := Orphans(sel.Lock, in.Catalogue); err != nil {
-		return &Run{Orphans: err}, nil
+	base := sel.Lock
+	if sel.Own {
+		base = BaseLockPath(sel.Lock, ownName(sel.Environments))
 	}
-	envs, err := in.EnvironmentsFor(sel.Lock, sel.Environments, sel.Host)
+	orphans := Orphans(base, in.Catalogue)
+	if orphans != nil && !sel.ReadOnly {
+		return &Run{Orphans: orphans}, nil
+	}
+	r := &Run{Orphans: orphans, now: sel.Now}
+	if sel.From != "" {
+		var err error
+		if r.From, r.To, err = pair(in.Catalogue, sel.From, ownName(sel.Environments)); err != nil {
+			return nil, err
+		}
+	}
+	envs, err := in.environments(sel)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Envs: envs, Moved: Moved(envs), now: sel.Now}
+	r.Envs, r.Moved = envs, Moved(envs)
 	if sel.Host != "" {
 		r.mode = resolve.ModeFromHost
 	}
-	if len(sel.Modules) > 0 {
+	if len(sel.Modules) > 0 && sel.From == "" {
 		if err := named(envs, sel.Modules); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
 }
+
+// environments are the environments sel names, read beside sel.Lock,
+// or with sel.Own the one it names, read from sel.Lock itself.
+func (in *Inputs) environments(sel Selection) ([]*Env, error) {
+	if !sel.Own {
+		return in.EnvironmentsFor(sel.Lock, sel.Environments, sel.Host)
+	}
+	e, err := in.Environment(ownName(sel.Environments), sel.Lock)
+	if err != nil {
+		return nil, err
+	}
+	return []*Env{e}, nil
+}
+
+// ownName is the one environment named, "" when none is (a catalogue
+// without environments).
+func ownName(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+// pair is a promotion's FROM and TO, checked: both declared, not the
+// same, and TO's from names FROM.
+func pair(cat *catalogue.Catalogue, from, to string) (*catalogue.Environment, *catalogue.Environment, error) {
+	var known []string
+	for _, e := range cat.Environments {
+		known = append(known, e.Name)
+	}
+	for _, n := range []string{from, to} {
+		if cat.Environment(n) == nil {
+			return nil, nil, &UnknownEnvironmentError{Environment: n, Known: known}
+		}
+	}
+	if from == to {
+		return nil, nil, &PromotionPairError{From: from, To: to}
+	}
+	if err := cat.CheckPromotion(from, to); err != nil {
+		return nil, nil, &PromotionPairError{From: from, To: to, Err: err}
+	}
+	return cat.Environment(from), cat.Environment(to), nil
+}
+
+// PromotionPairError is a promotion between environments that may not
+// be promoted between: the same one twice, or against the catalogue's
+// from (Err, a *catalogue.PromotionError).
+type PromotionPairError struct {
+	From, To string
+	Err      error
+}
+
+func (e *PromotionPairError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("promote %s %s: name two environments", e.From, e.To)
+	}
+	return fmt.Sprintf("promote %s %s: %v", e.From, e.To, e.Err)
+}
+
+func (e *PromotionPairError) Unwrap() error { return e.Err }
 
 // Decides reports whether the run decides anything in e: every module,
 // or some of those it named.
