@@ -102,7 +102,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	run, err := selectPromotion(in, o, source.Selection{Lock: o.Lock})
+	run, err := selectPromotion(in, o, o.Lock, false)
 	if err != nil {
 		return err
 	}
@@ -141,13 +141,13 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	return writePromoted(o, s, toEnv, res.Lock(), b.String(), promoteJSON(o, toEnv.Path, res))
 }
 
-// selectPromotion is the run o promotes (source's Inputs.Select, with
-// sel's lock): FROM and TO checked, TO's share of the run, and the
-// orphan-lock and moved-host refusals, each refused with exit code 2.
-// It is pin promote's and pin propose --promote's one way to select.
-func selectPromotion(in *source.Inputs, o *promoteOptions, sel source.Selection) (*source.Run, error) {
-	sel.Environments, sel.Modules, sel.From, sel.Now = []string{o.To}, o.Modules, o.From, o.now()
-	run, err := in.Select(sel)
+// selectPromotion is the run o promotes (source's Inputs.SelectTarget,
+// with lk the lock, TO's own file when own): FROM and TO checked, TO's
+// share of the run, and the orphan-lock and moved-host refusals, each
+// refused with exit code 2. It is pin promote's and pin propose
+// --promote's one way to select.
+func selectPromotion(in *source.Inputs, o *promoteOptions, lk string, own bool) (*source.Run, error) {
+	run, err := in.SelectTarget(source.Target{Lock: lk, Own: own, Environment: o.To, From: o.From, Modules: o.Modules, Now: o.now()})
 	switch {
 	case err != nil:
 		return nil, withCode(exitInput, err)

@@ -236,11 +236,7 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if o.Environment == "" && len(in.Catalogue.Environments) > 0 {
 			return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to propose with --environment NAME"))
 		}
-		var names []string
-		if o.Environment != "" {
-			names = []string{o.Environment}
-		}
-		run, err := in.Select(source.Selection{Lock: lk, Own: true, Environments: names, Now: o.now()})
+		run, err := in.SelectTarget(source.Target{Lock: lk, Own: true, Environment: o.Environment, Now: o.now()})
 		switch {
 		case err != nil:
 			return nil, withCode(exitInput, err)

@@ -42,7 +42,7 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 		}
 		po := &promoteOptions{globalOptions: &g, From: o.Promote, To: o.Environment, Modules: o.Modules, Pick: o.Pick, Reason: o.Reason}
 		// lk is TO's own lock file, in the work tree.
-		run, err := selectPromotion(in, po, source.Selection{Lock: lk, Own: true})
+		run, err := selectPromotion(in, po, lk, true)
 		if err != nil {
 			return nil, nil, err
 		}

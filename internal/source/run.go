@@ -16,11 +16,6 @@ import (
 // dates.
 type Selection struct {
 	Lock string
-	// Own, when set, makes Lock the file of the one environment named
-	// itself (pin propose, which works on a work tree's copy of it), not
-	// the lock beside which every environment's is: it is read as it is,
-	// seeded from no other.
-	Own bool
 	// Environments are those named (--environment); none: every one,
 	// or with Host, Host's.
 	Environments []string
@@ -31,11 +26,6 @@ type Selection struct {
 	// Modules are the modules named ("pin resolve MODULE…"); none: every
 	// module.
 	Modules []string
-	// From, when not "", makes the run a promotion from environment From
-	// to the one environment named (pin promote FROM TO): both must be
-	// declared and differ, and TO's from must name From. A promotion
-	// says itself which named modules it promotes: no Env's Only is set.
-	From string
 	// ReadOnly is a run that writes no lock (pin plan, status, outdated,
 	// export, verify): an orphan lock refuses nothing then, so the
 	// environments are worked out beside it too, and Orphans names it.
@@ -43,11 +33,12 @@ type Selection struct {
 	Now      time.Time
 }
 
-// Run is what a run that writes locks decides, worked out in one place
-// before anything is asked of a registry: its environments, each with
-// the modules of it the run names, and the refusals its locks' records
-// call for. The refusals are values: the command says which it honours
-// (a --check writes nothing, and so drops no moved host's floor).
+// Run is what a run decides, worked out in one place (Select,
+// SelectTarget) before anything is asked of a registry: its
+// environments, each with the modules of it the run names, and the
+// refusals its locks' records call for. The refusals are values: the
+// command says which it honours (a --check writes nothing, and so drops
+// no moved host's floor; a ReadOnly run warns of an orphan lock).
 type Run struct {
 	// Envs are the environments the run decides, in name order (Inputs.
 	// Environments); each one's Only names the modules it decides. Nil
@@ -60,7 +51,7 @@ type Run struct {
 	// Moved refuses a write that would drop the floor of a host moved
 	// to an environment the run does not decide.
 	Moved *MovedError
-	// From and To are a promotion's environments (Selection.From); To's
+	// From and To are a promotion's environments (Target.From); To's
 	// share of the run is Envs[0].
 	From, To *catalogue.Environment
 
@@ -74,36 +65,24 @@ type Run struct {
 // *UnknownEnvironmentError; a host in another environment than those
 // named a *HostEnvironmentError; a named module in none of the
 // environments decided a *NotInEnvironmentsError; a lock that does not
-// parse a *DiagnosticsError; a promotion between environments that may
-// not be promoted between a *PromotionPairError.
+// parse a *DiagnosticsError.
 func (in *Inputs) Select(sel Selection) (*Run, error) {
 	if err := CheckModules(in.Catalogue, sel.Modules); err != nil {
 		return nil, err
 	}
-	base := sel.Lock
-	if sel.Own {
-		base = BaseLockPath(sel.Lock, ownName(sel.Environments))
-	}
-	orphans := Orphans(base, in.Catalogue)
+	orphans := Orphans(sel.Lock, in.Catalogue)
 	if orphans != nil && !sel.ReadOnly {
 		return &Run{Orphans: orphans}, nil
 	}
-	r := &Run{Orphans: orphans, now: sel.Now}
-	if sel.From != "" {
-		var err error
-		if r.From, r.To, err = pair(in.Catalogue, sel.From, ownName(sel.Environments)); err != nil {
-			return nil, err
-		}
-	}
-	envs, err := in.environments(sel)
+	envs, err := in.EnvironmentsFor(sel.Lock, sel.Environments, sel.Host)
 	if err != nil {
 		return nil, err
 	}
-	r.Envs, r.Moved = envs, Moved(envs)
+	r := &Run{Envs: envs, Orphans: orphans, Moved: Moved(envs), now: sel.Now}
 	if sel.Host != "" {
 		r.mode = resolve.ModeFromHost
 	}
-	if len(sel.Modules) > 0 && sel.From == "" {
+	if len(sel.Modules) > 0 {
 		if err := named(envs, sel.Modules); err != nil {
 			return nil, err
 		}
@@ -111,26 +90,72 @@ func (in *Inputs) Select(sel Selection) (*Run, error) {
 	return r, nil
 }
 
-// environments are the environments sel names, read beside sel.Lock,
-// or with sel.Own the one it names, read from sel.Lock itself.
-func (in *Inputs) environments(sel Selection) ([]*Env, error) {
-	if !sel.Own {
-		return in.EnvironmentsFor(sel.Lock, sel.Environments, sel.Host)
+// Target is what a command about one environment's lock names (pin
+// promote, pin propose): the lock, the environment, the environment a
+// promotion comes from, the modules named.
+type Target struct {
+	// Lock is the lock beside which every environment's lock is, or
+	// with Own the environment's own file itself (pin propose works on
+	// a work tree's copy of it), read as it is and seeded from no other.
+	Lock string
+	Own  bool
+	// Environment is the environment; "" for a catalogue without
+	// environments.
+	Environment string
+	// From, when not "", makes the run a promotion from environment From
+	// to Environment (pin promote FROM TO): both must be declared and
+	// differ, and Environment's from must name From.
+	From string
+	// Modules are the modules named, each a module of the catalogue; a
+	// promotion says itself which of them it promotes (no Env's Only is
+	// set).
+	Modules []string
+	Now     time.Time
+}
+
+// SelectTarget is Select for a command about one environment's lock: its
+// share of the run (Envs[0]), a promotion's pair (From, To), and the
+// orphan-lock and moved-host refusals, as values, in the order Select
+// works them out. A promotion between environments that may not be
+// promoted between is a *PromotionPairError.
+func (in *Inputs) SelectTarget(t Target) (*Run, error) {
+	if err := CheckModules(in.Catalogue, t.Modules); err != nil {
+		return nil, err
 	}
-	e, err := in.Environment(ownName(sel.Environments), sel.Lock)
+	base := t.Lock
+	if t.Own {
+		base = BaseLockPath(t.Lock, t.Environment)
+	}
+	if orphans := Orphans(base, in.Catalogue); orphans != nil {
+		return &Run{Orphans: orphans}, nil
+	}
+	r := &Run{now: t.Now}
+	if t.From != "" {
+		var err error
+		if r.From, r.To, err = pair(in.Catalogue, t.From, t.Environment); err != nil {
+			return nil, err
+		}
+	}
+	e, err := in.environment(t.Environment, t.Lock, t.Own)
 	if err != nil {
 		return nil, err
 	}
-	return []*Env{e}, nil
+	r.Envs = []*Env{e}
+	r.Moved = Moved(r.Envs)
+	return r, nil
 }
 
-// ownName is the one environment named, "" when none is (a catalogue
-// without environments).
-func ownName(names []string) string {
-	if len(names) == 0 {
-		return ""
+// environment is environment name's share of the run: read from
+// lockPath itself when own, else from its file beside lockPath.
+func (in *Inputs) environment(name, lockPath string, own bool) (*Env, error) {
+	if own {
+		return in.Environment(name, lockPath)
 	}
-	return names[0]
+	envs, err := in.Environments(lockPath, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	return envs[0], nil
 }
 
 // pair is a promotion's FROM and TO, checked: both declared, not the
