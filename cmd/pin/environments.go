@@ -9,17 +9,18 @@ import (
 	"github.com/pin-tool/pin/resolve"
 )
 
-// environments splits a run's inputs by environment: those named, or
-// with host set (a command about one host) the host's, or all. A
-// catalogue without environments is one, named "", whose lock is --lock.
+// environments splits the inputs of a run that writes no lock by
+// environment (source's Inputs.Select): those named, or with host set (a
+// command about one host) the host's, or all. A catalogue without
+// environments is one, named "", whose lock is --lock.
 func environments(in *source.Inputs, g *globalOptions, s streams, names []string, host string) ([]*source.Env, error) {
-	envs, err := in.EnvironmentsFor(g.Lock, names, host)
+	run, err := in.Select(source.Selection{Lock: g.Lock, Environments: names, Host: host, ReadOnly: true, Now: g.now()})
 	if err != nil {
 		return nil, selectError(s, err)
 	}
-	warnOrphans(s, g.Lock, in.Catalogue)
-	seededNotes(s, envs)
-	return envs, nil
+	warnOrphans(s, run.Orphans)
+	seededNotes(s, run.Envs)
+	return run.Envs, nil
 }
 
 // selectError maps an error of choosing a run's environments and modules
@@ -46,10 +47,14 @@ func seededNotes(s streams, envs []*source.Env) {
 }
 
 // warnOrphans says, for a command that writes no lock, that the lock
-// of an environment no longer declared is beside lockPath: pin resolve
-// refuses until it is declared again or moved away.
-func warnOrphans(s streams, lockPath string, cat *catalogue.Catalogue) {
-	for _, p := range source.OrphanLocks(lockPath, cat) {
+// of an environment no longer declared is beside the lock (orphans, nil
+// when none is): pin resolve refuses until it is declared again or
+// moved away.
+func warnOrphans(s streams, orphans *source.OrphanError) {
+	if orphans == nil {
+		return
+	}
+	for _, p := range orphans.Locks {
 		fmt.Fprintf(s.Err, "pin: warning: %s is the lock of an environment the catalogue no longer declares: what it recorded on a host still bounds that host, and pin resolve refuses to write until the environment is declared again or the file moved away\n", sanitize(p))
 	}
 }

@@ -89,26 +89,6 @@ func envOf(e *catalogue.Environment) promote.Env {
 	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak, Require: e.Require}
 }
 
-// environmentPair is FROM and TO, checked.
-func environmentPair(cat *catalogue.Catalogue, from, to string) (*catalogue.Environment, *catalogue.Environment, error) {
-	var known []string
-	for _, e := range cat.Environments {
-		known = append(known, e.Name)
-	}
-	for _, n := range []string{from, to} {
-		if cat.Environment(n) == nil {
-			return nil, nil, withCode(exitInput, &source.UnknownEnvironmentError{Environment: n, Known: known})
-		}
-	}
-	if from == to {
-		return nil, nil, withCode(exitInput, fmt.Errorf("promote %s %s: name two environments", from, to))
-	}
-	if err := cat.CheckPromotion(from, to); err != nil {
-		return nil, nil, withCode(exitInput, fmt.Errorf("promote %s %s: %w", from, to, err))
-	}
-	return cat.Environment(from), cat.Environment(to), nil
-}
-
 func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if o.Lift && o.Pick != "" {
 		return withCode(exitInput, errors.New("--lift and --pick: lift a hold, or pick a build, not both"))
@@ -122,24 +102,11 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	if err := checkModuleNames(in.Catalogue, o.Modules); err != nil {
-		return err
-	}
-	if err := source.Orphans(o.Lock, in.Catalogue); err != nil {
-		return withCode(exitInput, err)
-	}
-	from, to, err := environmentPair(in.Catalogue, o.From, o.To)
+	run, err := selectPromotion(in, o, o.Lock, false)
 	if err != nil {
 		return err
 	}
-	envs, err := in.Environments(o.Lock, []string{o.To})
-	if err != nil {
-		return withCode(exitInput, err)
-	}
-	toEnv := envs[0]
-	if err := source.Moved(envs); err != nil {
-		return withCode(exitInput, err)
-	}
+	toEnv := run.Envs[0]
 	if o.Lift {
 		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)
 		if err != nil {
@@ -149,7 +116,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		out.Lifted = slices.Clone(o.Modules)
 		return writePromoted(o, s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To), out)
 	}
-	res, err := decidePromotion(ctx, o, in, toEnv, from, to)
+	res, err := decidePromotion(ctx, o, in, run)
 	requestSummary(o.globalOptions, s, in.Registries)
 	if err != nil {
 		return withCode(sourceCode(err), fmt.Errorf("%w; %s left unchanged", err, toEnv.Path))
@@ -174,12 +141,32 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	return writePromoted(o, s, toEnv, res.Lock(), b.String(), promoteJSON(o, toEnv.Path, res))
 }
 
+// selectPromotion is the run o promotes (source's Inputs.SelectTarget,
+// with lk the lock, TO's own file when own): FROM and TO checked, TO's
+// share of the run, and the orphan-lock and moved-host refusals, each
+// refused with exit code 2. It is pin promote's and pin propose
+// --promote's one way to select.
+func selectPromotion(in *source.Inputs, o *promoteOptions, lk string, own bool) (*source.Run, error) {
+	run, err := in.SelectTarget(source.Target{Lock: lk, Own: own, Environment: o.To, From: o.From, Modules: o.Modules, Now: o.now()})
+	switch {
+	case err != nil:
+		return nil, withCode(exitInput, err)
+	case run.Orphans != nil:
+		return nil, withCode(exitInput, run.Orphans)
+	case run.Moved != nil:
+		return nil, withCode(exitInput, run.Moved)
+	}
+	return run, nil
+}
+
 // decidePromotion asks package promote what o promotes: in holds every
-// host read (with starts), toEnv is TO's share (its view, its lock). It
-// is pin promote's and pin propose --promote's one way to decide.
-func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, toEnv *source.Env, from, to *catalogue.Environment) (*promote.Result, error) {
+// host read (with starts), run.Envs[0] is TO's share (its view, its
+// lock). It is pin promote's and pin propose --promote's one way to
+// decide.
+func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, run *source.Run) (*promote.Result, error) {
+	toEnv := run.Envs[0]
 	rin := toEnv.Input(o.now())
-	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(from), To: envOf(to), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
+	pin := promote.Input{Catalogue: in.Catalogue, From: envOf(run.From), To: envOf(run.To), Observed: in.Observed, Record: in.Record(), Old: toEnv.Inputs.Lock,
 		Modules: o.Modules, Now: o.now(), Floors: promote.ResolveFloors{In: rin}, Held: promote.ResolveFloors{In: rin}.Held, Verifier: promote.ResolveVerifier{In: rin}}
 	if o.Pick != "" {
 		pin.Pick = &promote.Pick{Ref: o.Pick, Reason: o.Reason}

@@ -236,17 +236,16 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 		if o.Environment == "" && len(in.Catalogue.Environments) > 0 {
 			return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to propose with --environment NAME"))
 		}
-		env, err := in.Environment(o.Environment, lk)
-		if err != nil {
+		run, err := in.SelectTarget(source.Target{Lock: lk, Own: true, Environment: o.Environment, Now: o.now()})
+		switch {
+		case err != nil:
 			return nil, withCode(exitInput, err)
+		case run.Orphans != nil:
+			return nil, withCode(exitInput, run.Orphans)
+		case run.Moved != nil:
+			return nil, withCode(exitInput, run.Moved)
 		}
-		if err := source.Orphans(source.BaseLockPath(lk, o.Environment), in.Catalogue); err != nil {
-			return nil, withCode(exitInput, err)
-		}
-		if err := source.Moved([]*source.Env{env}); err != nil {
-			return nil, withCode(exitInput, err)
-		}
-		return env.Inputs, nil
+		return run.Envs[0].Inputs, nil
 	}}
 	switch o.Forge {
 	case "none", "":

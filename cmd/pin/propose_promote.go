@@ -41,29 +41,17 @@ func (o *proposeOptions) promoter(s streams) propose.Promoter {
 			return nil, nil, err
 		}
 		po := &promoteOptions{globalOptions: &g, From: o.Promote, To: o.Environment, Modules: o.Modules, Pick: o.Pick, Reason: o.Reason}
-		if err := checkModuleNames(in.Catalogue, po.Modules); err != nil {
-			return nil, nil, err
-		}
-		from, to, err := environmentPair(in.Catalogue, po.From, po.To)
+		// lk is TO's own lock file, in the work tree.
+		run, err := selectPromotion(in, po, lk, true)
 		if err != nil {
 			return nil, nil, err
 		}
-		toEnv, err := in.Environment(po.To, lk)
-		if err != nil {
-			return nil, nil, withCode(exitInput, err)
-		}
-		if err := source.Orphans(source.BaseLockPath(lk, po.To), in.Catalogue); err != nil {
-			return nil, nil, withCode(exitInput, err)
-		}
-		if err := source.Moved([]*source.Env{toEnv}); err != nil {
-			return nil, nil, withCode(exitInput, err)
-		}
-		res, err := decidePromotion(ctx, po, in, toEnv, from, to)
+		res, err := decidePromotion(ctx, po, in, run)
 		requestSummary(&g, s, in.Registries)
 		if err != nil {
 			return nil, nil, withCode(sourceCode(err), fmt.Errorf("%w; nothing proposed", err))
 		}
-		return toEnv.Inputs, res, nil
+		return run.Envs[0].Inputs, res, nil
 	}
 }
 

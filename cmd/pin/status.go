@@ -14,6 +14,7 @@ import (
 	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/promote"
+	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
 	"github.com/pin-tool/pin/resolve"
 )
@@ -160,11 +161,12 @@ func runStatus(ctx context.Context, o *statusOptions, s streams) error {
 	if err != nil {
 		return err
 	}
-	envs, err := in.Environments(o.Lock, nil)
+	run, err := in.Select(source.Selection{Lock: o.Lock, ReadOnly: true, Now: o.now()})
 	if err != nil {
 		return withCode(exitInput, err)
 	}
-	warnOrphans(s, o.Lock, in.Catalogue)
+	warnOrphans(s, run.Orphans)
+	envs := run.Envs
 	mi := promote.MatrixInput{Catalogue: in.Catalogue, Observed: in.Observed, Record: in.Record(), Locks: map[string]*lock.Lock{}, Now: o.now(),
 		Upstream: map[string]map[string]image.Image{}}
 	// Behind upstream: each environment's candidates as pin outdated

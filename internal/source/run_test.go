@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pin-tool/pin/internal/catalogue"
@@ -93,5 +94,77 @@ func TestSelectRefuses(t *testing.T) {
 	run, err = in.Select(Selection{Lock: lk})
 	if err != nil || run.Orphans == nil || run.Envs != nil {
 		t.Errorf("orphan lock: %v %+v", err, run)
+	}
+}
+
+// TestSelectPromotion: "pin promote staging production" selects (SelectTarget)
+// production's share of the run and the pair, checked; it refuses a
+// pair against the catalogue's from, the same environment twice and an
+// unknown one, and an orphan lock before the pair is looked at. A
+// promotion says itself which named modules it promotes: canary, not in
+// production, is no error of the selection.
+func TestSelectPromotion(t *testing.T) {
+	in, lk := selectWorld(t)
+	run, err := in.SelectTarget(Target{Lock: lk, From: "staging", Environment: "production", Modules: []string{"canary"}})
+	if err != nil || run.Orphans != nil || run.Moved != nil {
+		t.Fatalf("select: %v %+v", err, run)
+	}
+	if len(run.Envs) != 1 || run.Envs[0].Name != "production" || run.Envs[0].Path != LockPath(lk, "production") || run.Envs[0].Only != nil {
+		t.Errorf("envs %+v", run.Envs)
+	}
+	if run.From == nil || run.From.Name != "staging" || run.To == nil || run.To.Name != "production" {
+		t.Errorf("pair %+v %+v", run.From, run.To)
+	}
+	var pe *PromotionPairError
+	var ce *catalogue.PromotionError
+	_, err = in.SelectTarget(Target{Lock: lk, From: "production", Environment: "staging"})
+	if !errors.As(err, &pe) || !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "promote production staging: ") {
+		t.Errorf("reversed: %v", err)
+	}
+	_, err = in.SelectTarget(Target{Lock: lk, From: "staging", Environment: "staging"})
+	if !errors.As(err, &pe) || err.Error() != "promote staging staging: name two environments" {
+		t.Errorf("same: %v", err)
+	}
+	var ue *UnknownEnvironmentError
+	_, err = in.SelectTarget(Target{Lock: lk, From: "qa", Environment: "production"})
+	if !errors.As(err, &ue) || ue.Environment != "qa" {
+		t.Errorf("unknown from: %v", err)
+	}
+	_, err = in.SelectTarget(Target{Lock: lk, From: "staging", Environment: "production", Modules: []string{"nope"}})
+	var um *UnknownModulesError
+	if !errors.As(err, &um) {
+		t.Errorf("unknown module: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(lk), "pin.lock.qa.hcl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err = in.SelectTarget(Target{Lock: lk, From: "staging", Environment: "staging"})
+	if err != nil || run.Orphans == nil || run.Envs != nil || run.To != nil {
+		t.Errorf("orphan lock: %v %+v", err, run)
+	}
+}
+
+// TestSelectOwnAndReadOnly: with Own (SelectTarget), the lock named is the one
+// environment's own file (pin propose's work tree copy), and orphan
+// locks are those beside the lock it is named after; a ReadOnly run is
+// not refused by an orphan lock but told of it, with its environments.
+func TestSelectOwnAndReadOnly(t *testing.T) {
+	in, lk := selectWorld(t)
+	own := LockPath(lk, "staging")
+	run, err := in.SelectTarget(Target{Lock: own, Own: true, Environment: "staging"})
+	if err != nil || run.Orphans != nil || len(run.Envs) != 1 || run.Envs[0].Name != "staging" || run.Envs[0].Path != own {
+		t.Fatalf("own: %v %+v", err, run)
+	}
+	orphan := filepath.Join(filepath.Dir(lk), "pin.lock.qa.hcl")
+	if err := os.WriteFile(orphan, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err = in.SelectTarget(Target{Lock: own, Own: true, Environment: "staging"})
+	if err != nil || run.Orphans == nil || !slices.Equal(run.Orphans.Locks, []string{orphan}) || run.Envs != nil {
+		t.Errorf("own beside an orphan: %v %+v", err, run)
+	}
+	run, err = in.Select(Selection{Lock: lk, ReadOnly: true})
+	if err != nil || run.Orphans == nil || !slices.Equal(run.Orphans.Locks, []string{orphan}) || len(run.Envs) != 2 {
+		t.Errorf("read-only beside an orphan: %v %+v", err, run)
 	}
 }
