@@ -721,23 +721,6 @@ func startDockerd(t *testing.T, dockerd, dir, engine string, env []string, flags
 	return nil
 }
 
-// unmountUnder unmounts what a stopped dockerd may have left under dir.
-func unmountUnder(dir string) {
-	b, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		return
-	}
-	var mounts []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
-			mounts = append(mounts, f[1])
-		}
-	}
-	for i := len(mounts) - 1; i >= 0; i-- {
-		syscall.Unmount(mounts[i], syscall.MNT_DETACH)
-	}
-}
-
 // TestGuideSignatures runs docs/guides/signatures.md's example word for
 // word with the real cosign CLI and the test registry: cosign
 // generate-key-pair, cosign sign as written for 1.0.0 and 1.1.0 of web

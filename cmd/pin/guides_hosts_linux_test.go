@@ -1,0 +1,24 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"syscall"
+)
+
+// unmountUnder unmounts what a stopped dockerd may have left under dir.
+func unmountUnder(dir string) {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return
+	}
+	var mounts []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			mounts = append(mounts, f[1])
+		}
+	}
+	for i := len(mounts) - 1; i >= 0; i-- {
+		syscall.Unmount(mounts[i], syscall.MNT_DETACH)
+	}
+}
