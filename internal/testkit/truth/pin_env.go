@@ -91,11 +91,11 @@ func envInput(w *World, env *source.Env) resolve.Input {
 	return rin
 }
 
-// refuseMoved is the rule every command applies (source.Moved): a run
+// movedWhy is the rule every command applies (source.Moved): a run
 // that rewrites the lock of an environment in envs that still records a
 // host now in an environment envs does not decide is refused, nothing
 // written. It returns why, or "".
-func refuseMoved(envs []*source.Env) string {
+func movedWhy(envs []*source.Env) string {
 	if err := source.Moved(envs); err != nil {
 		return strings.Join(err.Lines, "; ")
 	}
@@ -115,7 +115,7 @@ func runEnvResolve(w *World, fromHost, only, env string) EnvRun {
 		names = []string{env}
 	}
 	envs := envsOf(w, in, names)
-	if why := refuseMoved(envs); why != "" {
+	if why := movedWhy(envs); why != "" {
 		return EnvRun{Refused: why, Text: "refused: " + why}
 	}
 	out := EnvRun{Written: true}
@@ -167,7 +167,7 @@ func runPromote(w *World, from, to string, modules []string, pick string) Promot
 	in := w.inputs()
 	cat := in.Catalogue
 	toEnv := envsOf(w, in, []string{to})[0]
-	if why := refuseMoved([]*source.Env{toEnv}); why != "" {
+	if why := movedWhy([]*source.Env{toEnv}); why != "" {
 		return Promotion{Err: why, Moved: true, Text: "refused: " + why}
 	}
 	rin := envInput(w, toEnv)
@@ -216,7 +216,7 @@ func envOf(e *Env) promote.Env {
 // hold lifted, or an error (the module is not held: nothing written).
 func runLift(w *World, to, module string) ([]byte, error) {
 	toEnv := envsOf(w, w.inputs(), []string{to})[0]
-	if why := refuseMoved([]*source.Env{toEnv}); why != "" {
+	if why := movedWhy([]*source.Env{toEnv}); why != "" {
 		return nil, &movedError{why}
 	}
 	l, err := promote.Lift(toEnv.Inputs.Lock, []string{module})
