@@ -224,3 +224,67 @@ func TestTaglessComposeInitAndExport(t *testing.T) {
 		t.Errorf("compose file:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestExportKustomizeAndEnvNeverWriteOlder: module nginx is locked at
+// 1.7.9. A kustomization whose images: entry makes the deployment run
+// 1.22.1 (newTag over the manifest's 1.7.9), a kustomization without one
+// over a manifest naming 1.22.1, and an env file whose NGINX_IMAGE names
+// 1.22.1: export refuses each, naming the file and line, both images and
+// the rule, writes nothing (--check fails too); a file already at the
+// lock's tag is written.
+func TestExportKustomizeAndEnvNeverWriteOlder(t *testing.T) {
+	deploy := strings.SplitN(twoTags, "---\n", 2)[0] // nginx:1.7.9, line 10
+	newer := strings.Replace(deploy, "nginx:1.7.9", "nginx:1.22.1", 1)
+	cases := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		at    string
+		repo  string // the repository as the lock's reference is written there
+	}{
+		{"kustomize newTag", map[string]string{
+			"k/deploy.yaml":        deploy,
+			"k/kustomization.yaml": "resources:\n- deploy.yaml\nimages:\n- name: nginx\n  newTag: 1.22.1\n",
+		}, []string{"--kustomize", "k"}, "k/kustomization.yaml:4", "nginx"},
+		{"kustomize manifest", map[string]string{
+			"k/deploy.yaml":        newer,
+			"k/kustomization.yaml": "resources:\n- deploy.yaml\n",
+		}, []string{"--kustomize", "k"}, "k/deploy.yaml:10", "nginx"},
+		{"env", map[string]string{
+			"deploy.env": "# the web\nNGINX_IMAGE=nginx:1.22.1\n",
+		}, []string{"--env", "deploy.env"}, "deploy.env:2", "index.docker.io/library/nginx"},
+	}
+	lk := &lock.Lock{Modules: []*lock.Module{{Name: "nginx", Policy: "at-least-running", Image: "index.docker.io/library/nginx", Tag: "1.7.9", Digest: digOld, Source: "pin", Reason: "test"}}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.files["catalogue.hcl"] = "module \"nginx\" {\n  image  = \"nginx\"\n  policy = \"at-least-running\"\n  pin    = \"1.7.9\"\n}\n"
+			writeFiles(t, dir, c.files)
+			writeFile(t, filepath.Join(dir, "pin.lock.hcl"), string(lock.Format(lk)))
+			before := snapshotOf(t, dir)
+			for _, check := range []bool{false, true} {
+				args := append([]string{"export", "--offline"}, c.args...)
+				if check {
+					args = append(args, "--check")
+				}
+				r := pin(t, dir, args...)
+				want := c.at + ": refused: module nginx's lock names " + c.repo + ":1.7.9@" + digOld + ", older than the nginx:1.22.1 written here (version: version 1.7.9 < 1.22.1)"
+				if r.code != exitFindings || !strings.Contains(r.stderr, want) {
+					t.Fatalf("%v: exit %d, want %d and %q\n%s%s", args, r.code, exitFindings, want, r.stdout, r.stderr)
+				}
+			}
+			for p, b := range snapshotOf(t, dir) {
+				if before[p] != b {
+					t.Errorf("%s written", p)
+				}
+			}
+			// At the lock's tag, the same file is written.
+			for p, s := range c.files {
+				writeFile(t, filepath.Join(dir, p), strings.ReplaceAll(s, "1.22.1", "1.7.9"))
+			}
+			if r := pin(t, dir, append([]string{"export", "--offline"}, c.args...)...); r.code != 0 {
+				t.Errorf("at the lock's tag: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -59,10 +59,11 @@ func Override(p *compose.Project, cov *Coverage, old []byte) Result {
 			continue
 		}
 		ref := Reference(e, s.Image)
-		r.Entries = append(r.Entries, Entry{Where: filepath.Base(path) + ", service " + s.Name, Module: m.Name, Old: s.Image, New: ref, Named: s.Image, At: s.Ref.Where()})
+		at := s.Ref.Where()
 		if s.Ref.File == "" {
-			r.Entries[len(r.Entries)-1].At = "service " + s.Name
+			at = "service " + s.Name
 		}
+		r.Entries = append(r.Entries, Entry{Where: filepath.Base(path) + ", service " + s.Name, Module: m.Name, Old: s.Image, New: ref, Named: []Named{{s.Image, at}}})
 		lines = append(lines, fmt.Sprintf("  %s:\n    image: %s\n", yamlKey(s.Name), ref))
 	}
 	if len(lines) == 0 {
@@ -204,7 +205,7 @@ func (r *Result) rewrite(cov *Coverage, f string, src []byte, refs []imageref.Re
 				Why: fmt.Sprintf("the image is written as %s, which pin does not rewrite, and it names %s, not the locked %s; %s", ref.Form, ref.Value, ref2, how)})
 			continue
 		}
-		r.Entries = append(r.Entries, Entry{Where: ref.Where(), Module: m.Name, Old: ref.Value, New: ref2, Named: ref.Value, At: ref.Where()})
+		r.Entries = append(r.Entries, Entry{Where: ref.Where(), Module: m.Name, Old: ref.Value, New: ref2, Named: []Named{{ref.Value, ref.Where()}}})
 		if ref.Anchor != "" {
 			anchored[ref.Anchor] = ref2
 		}

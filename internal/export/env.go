@@ -64,8 +64,14 @@ func Env(path string, cov *Coverage, old []byte) Result {
 			continue
 		}
 		done[k] = true
-		// The last assignment is the one that counts: Old is its value.
-		r.Entries[entry[k]].Old = strings.Trim(strings.TrimSpace(v), `"'`)
+		// The last assignment is the one that counts: Old is its value,
+		// and what the deploy runs unless it is an interpolation.
+		old := strings.Trim(strings.TrimSpace(v), `"'`)
+		r.Entries[entry[k]].Old = old
+		r.Entries[entry[k]].Named = nil
+		if old != "" && !strings.Contains(old, "$") {
+			r.Entries[entry[k]].Named = []Named{{old, fmt.Sprintf("%s:%d", path, i+1)}}
+		}
 		cr := ""
 		if bytes.HasSuffix(l, []byte("\r")) {
 			cr = "\r" // a file saved with CRLF keeps its line ends

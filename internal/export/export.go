@@ -47,12 +47,17 @@ type Entry struct {
 	Module string
 	Old    string
 	New    string
-	// Named is the reference the deploy file names there now, which the
-	// entry must not be older than (see Downgrade); At is its file:line.
-	// Empty where the file names none to order against (an env file's
-	// line, a kustomization's images: entry).
-	Named, At string
+	// Named are the references the deploy file makes run there now,
+	// which the entry must not be older than (see Downgrade): one for a
+	// reference written in place, every manifest's reference a
+	// kustomization's images: entry applies to. Empty where the file
+	// names none (an env file without the line, a new override).
+	Named []Named
 }
+
+// Named is a reference a deploy file makes run, and where (file:line,
+// or "service NAME" in a Compose project without a file).
+type Named struct{ Ref, At string }
 
 // Skip is a reference export leaves alone, and why.
 type Skip struct {

@@ -104,7 +104,7 @@ func Helm(cov *Coverage, c *helmvalues.Chart) (Result, error) {
 				Why: fmt.Sprintf("its map has neither a tag nor a digest: the chart renders its tag from its %s, which is not in the values; add tag: \"\" (or digest: \"\", if the chart's templates read one) to %s", img.TagFrom, img.Path)})
 			continue
 		}
-		r.Entries = append(r.Entries, Entry{Where: img.Where, Module: m.Name, Old: named, New: newRef, Named: named, At: img.Where})
+		r.Entries = append(r.Entries, Entry{Where: img.Where, Module: m.Name, Old: named, New: newRef, Named: []Named{{named, img.Where}}})
 	}
 	refused := map[string]bool{}
 	for _, key := range order {

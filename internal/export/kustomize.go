@@ -38,6 +38,7 @@ func Kustomize(path string, cov *Coverage, refs []imageref.Ref, old []byte) (Res
 		return r, err
 	}
 	want := map[string]KustomizeImage{}
+	entry := map[string]int{} // name → its index in r.Entries
 	for _, ref := range refs {
 		m, why := cov.Workload(ref.Object, ref.Container, ref.Value)
 		e := r.locked(cov, m, why, containerOf(ref), ref.Where(), ref.Value)
@@ -46,14 +47,17 @@ func Kustomize(path string, cov *Coverage, refs []imageref.Ref, old []byte) (Res
 		}
 		n := repoAsWritten(ref.Value)
 		k := KustomizeImage{Name: n, NewName: n, NewTag: e.Tag, Digest: e.Digest}
+		named := list.find(n).runs(path, ref)
 		if w, ok := want[n]; ok {
 			if w.Digest != e.Digest {
 				return r, fmt.Errorf("%s: image %s is covered by modules locked at different digests; kustomize sets one per image name", ref.Where(), n)
 			}
+			r.Entries[entry[n]].Named = append(r.Entries[entry[n]].Named, named)
 			continue
 		}
 		want[n] = k
-		r.Entries = append(r.Entries, Entry{Where: path + ", images " + n, Module: m.Name, Old: describe(list.find(n).KustomizeImage), New: describe(k)})
+		entry[n] = len(r.Entries)
+		r.Entries = append(r.Entries, Entry{Where: path + ", images " + n, Module: m.Name, Old: describe(list.find(n).KustomizeImage), New: describe(k), Named: []Named{named}})
 	}
 	names := make([]string, 0, len(want))
 	for n := range want {
@@ -84,6 +88,32 @@ func describe(k KustomizeImage) string {
 		s += "@" + k.Digest
 	}
 	return s
+}
+
+// runs is the reference kustomize makes of the manifest's reference ref
+// under the images: entry e (none: ref itself), and where that is said:
+// newName replaces the repository; newTag, digest or both replace the
+// tag and the digest together, as kustomize's image transformer does.
+func (e imageEntry) runs(path string, ref imageref.Ref) Named {
+	if e.Name == "" || e.NewName == "" && e.NewTag == "" && e.Digest == "" {
+		return Named{ref.Value, ref.Where()}
+	}
+	repo := repoAsWritten(ref.Value)
+	if e.NewName != "" {
+		repo = e.NewName
+	}
+	tag, digest := splitTag(ref.Value)
+	if e.NewTag != "" || e.Digest != "" {
+		tag, digest = e.NewTag, e.Digest
+	}
+	s := repo
+	if tag != "" {
+		s += ":" + tag
+	}
+	if digest != "" {
+		s += "@" + digest
+	}
+	return Named{s, fmt.Sprintf("%s:%d", path, e.lines["name"])}
 }
 
 // imagesList is the top-level images: of a kustomization, as written.

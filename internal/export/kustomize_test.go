@@ -101,3 +101,29 @@ resources:
 		})
 	}
 }
+
+// TestKustomizeRuns: the reference a kustomization makes a manifest's
+// reference run, as kustomize's images: transformer documents it:
+// newName replaces the repository only; newTag, digest or both replace
+// the tag and the digest together; no entry, or one that sets nothing,
+// leaves the manifest's.
+func TestKustomizeRuns(t *testing.T) {
+	const d = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	ref := imageref.Ref{File: "d.yaml", Line: 7, Value: "nginx:1.7.9@" + d}
+	for _, c := range []struct {
+		e         KustomizeImage
+		want, wAt string
+	}{
+		{KustomizeImage{}, "nginx:1.7.9@" + d, "d.yaml:7"},
+		{KustomizeImage{Name: "nginx"}, "nginx:1.7.9@" + d, "d.yaml:7"},
+		{KustomizeImage{Name: "nginx", NewName: "mirror/nginx"}, "mirror/nginx:1.7.9@" + d, "k.yaml:3"},
+		{KustomizeImage{Name: "nginx", NewTag: "1.22.1"}, "nginx:1.22.1", "k.yaml:3"},
+		{KustomizeImage{Name: "nginx", Digest: "sha256:22"}, "nginx@sha256:22", "k.yaml:3"},
+		{KustomizeImage{Name: "nginx", NewTag: "1.22.1", Digest: "sha256:22"}, "nginx:1.22.1@sha256:22", "k.yaml:3"},
+	} {
+		e := imageEntry{KustomizeImage: c.e, lines: map[string]int{"name": 3}}
+		if got := e.runs("k.yaml", ref); got.Ref != c.want || got.At != c.wAt {
+			t.Errorf("%+v: %+v, want %s at %s", c.e, got, c.want, c.wAt)
+		}
+	}
+}

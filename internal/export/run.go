@@ -177,19 +177,21 @@ func (d Downgrade) String() string {
 func Downgrades(ctx context.Context, in resolve.Input, entries []Entry) ([]Downgrade, error) {
 	var out []Downgrade
 	for _, e := range entries {
-		if e.Named == "" || e.Named == e.New {
-			continue
-		}
 		m := in.Catalogue.Module(e.Module)
 		if m == nil {
 			continue
 		}
-		res, err := resolve.JudgeWritten(ctx, in, m, e.Named)
-		if err != nil {
-			return nil, &GateError{Err: fmt.Errorf("%s: ordering %s against the lock: %w", e.At, e.Named, err)}
-		}
-		if res.Cmp != order.Newer && res.Cmp != order.Equal {
-			out = append(out, Downgrade{At: e.At, Module: e.Module, Named: e.Named, Locked: e.New, Order: res})
+		for _, n := range e.Named {
+			if n.Ref == "" || n.Ref == e.New {
+				continue
+			}
+			res, err := resolve.JudgeWritten(ctx, in, m, n.Ref)
+			if err != nil {
+				return nil, &GateError{Err: fmt.Errorf("%s: ordering %s against the lock: %w", n.At, n.Ref, err)}
+			}
+			if res.Cmp != order.Newer && res.Cmp != order.Equal {
+				out = append(out, Downgrade{At: n.At, Module: e.Module, Named: n.Ref, Locked: e.New, Order: res})
+			}
 		}
 	}
 	return out, nil
