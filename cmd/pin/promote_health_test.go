@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +88,19 @@ func TestPromoteRequiresHealthyRun(t *testing.T) {
 	c = &w.hosts["s2"].Containers[0]
 	c.State, c.Health = host.StateRunning, host.Health{Check: host.HealthHealthy, Since: testNow.Add(-47 * time.Hour)}
 	commitHosts(t, w, "s2 healthy")
+	wantHealth := []string{"s1/app: running, health not reported", "s2/app: running, healthy"}
+	r = pin(t, w.dir, "propose", "--dry-run", "--environment", "production", "--promote", "staging", "--format", "json")
+	validate(t, proposeSchema(t), "propose --promote --dry-run, healthy", r.stdout)
+	var pr struct {
+		Proposals []struct {
+			Modules []struct {
+				Promoted *struct{ Health []string } `json:"promoted"`
+			} `json:"modules"`
+		} `json:"proposals"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &pr); err != nil || len(pr.Proposals) != 1 || len(pr.Proposals[0].Modules) != 1 || pr.Proposals[0].Modules[0].Promoted == nil || !slices.Equal(pr.Proposals[0].Modules[0].Promoted.Health, wantHealth) {
+		t.Errorf("propose --promote --format json: exit %d, health not %q (%v)\n%s%s", r.code, wantHealth, err, r.stdout, r.stderr)
+	}
 	r = pin(t, w.dir, "promote", "staging", "production")
 	if r.code != exitOK {
 		t.Fatalf("promote, healthy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -93,5 +108,21 @@ func TestPromoteRequiresHealthyRun(t *testing.T) {
 	lf := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl"))
 	if !strings.Contains(lf, `health  = ["s1/app: running, health not reported", "s2/app: running, healthy"]`) {
 		t.Errorf("production's lock records no health:\n%s", lf)
+	}
+	// The JSON of promote (again: unchanged) and of status carries it too.
+	r = pin(t, w.dir, "promote", "staging", "production", "--format", "json")
+	validate(t, compileSchemas(t)["promote.schema.json"], "promote --format json", r.stdout)
+	var po struct {
+		Entries []struct {
+			Promoted *struct{ Health []string } `json:"promoted"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &po); err != nil || len(po.Entries) != 1 || po.Entries[0].Promoted == nil || !slices.Equal(po.Entries[0].Promoted.Health, wantHealth) {
+		t.Errorf("promote --format json: exit %d, health not %q (%v)\n%s%s", r.code, wantHealth, err, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "status", "--format", "json")
+	validate(t, compileSchemas(t)["status.schema.json"], "status --format json, promoted", r.stdout)
+	if !regexp.MustCompile(`"promoted": \{[^}]*"health": \[\s*"s1/app: running, health not reported",\s*"s2/app: running, healthy"\s*\]`).MatchString(r.stdout) {
+		t.Errorf("status --format json: no promoted health\n%s", r.stdout)
 	}
 }

@@ -80,7 +80,7 @@ func promoteJSON(o *promoteOptions, path string, res *promote.Result) promoteOut
 			pe.Action = "unchanged"
 		}
 		if p := e.New.Promoted; p != nil {
-			pe.Promoted = &statusPromoted{From: p.From, Hosts: nonNil(p.Hosts), Since: lock.FormatTime(p.Since), Release: p.Release}
+			pe.Promoted = &statusPromoted{From: p.From, Hosts: nonNil(p.Hosts), Since: lock.FormatTime(p.Since), Release: p.Release, Health: p.Health}
 		}
 		out.Entries = append(out.Entries, pe)
 	}

@@ -139,6 +139,9 @@ type statusPromoted struct {
 	Hosts   []string `json:"hosts"`
 	Since   string   `json:"since,omitempty"`
 	Release string   `json:"release"`
+	// Health is what the engines reported of each container on those
+	// hosts (the lock's health); absent when none was.
+	Health []string `json:"health,omitempty"`
 }
 
 func imageOut(img *image.Image) *statusImage {
@@ -276,7 +279,7 @@ func cellOut(c promote.Cell, failOn []promote.Status, failed *bool) statusCell {
 		sc.Locked = &statusImage{Tag: e.Tag, Digest: e.Digest, Version: e.Version}
 		sc.Hold = e.Hold
 		if p := e.Promoted; p != nil {
-			sc.PromotedOut = &statusPromoted{From: p.From, Hosts: p.Hosts, Since: lock.FormatTime(p.Since), Release: p.Release}
+			sc.PromotedOut = &statusPromoted{From: p.From, Hosts: p.Hosts, Since: lock.FormatTime(p.Since), Release: p.Release, Health: p.Health}
 		}
 	}
 	for _, f := range c.Unhealthy {

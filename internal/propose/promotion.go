@@ -57,6 +57,9 @@ type Promoted struct {
 	// Since is when the build first ran on those hosts (RFC 3339), or "".
 	Since   string `json:"since"`
 	Release string `json:"release"`
+	// Health is what the engines reported of each container of the
+	// module on those hosts (the lock's health); absent when none was.
+	Health []string `json:"health,omitempty"`
 }
 
 // valid checks a promotion's options: it is one unit, so it is not split
@@ -172,7 +175,7 @@ func promotedChange(e promote.Entry, cuts []resolve.Cutover) Module {
 		m.Signature = &Signature{Method: string(n.Verified), Signer: n.Signer, Digest: n.Signature}
 	}
 	if p := n.Promoted; p != nil {
-		m.Promoted = &Promoted{From: p.From, Hosts: slices.Clone(p.Hosts), Since: lock.FormatTime(p.Since), Release: p.Release}
+		m.Promoted = &Promoted{From: p.From, Hosts: slices.Clone(p.Hosts), Since: lock.FormatTime(p.Since), Release: p.Release, Health: slices.Clone(p.Health)}
 		if m.Promoted.Hosts == nil {
 			m.Promoted.Hosts = []string{}
 		}
