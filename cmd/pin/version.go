@@ -9,9 +9,12 @@ import (
 )
 
 // buildVersion is what "pin version" prints: the main module's version
-// ("v0.3.0" when installed with go install …@v0.3.0, "(devel)" when built
-// from a checkout) and, when the build recorded it, the VCS revision, its
-// time and whether the tree was modified.
+// ("v0.3.0" when installed with go install …@v0.3.0; built from a git
+// checkout, the pseudo-version Go stamps from the revision, such as
+// v0.0.0-20261207211500-0123456789ab+dirty; "(devel)" when the build
+// recorded no version, as with -buildvcs=false) and, when the build
+// recorded it, the VCS revision, its time and whether the tree was
+// modified.
 type buildVersion struct {
 	Module   string
 	Version  string
