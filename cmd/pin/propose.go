@@ -14,12 +14,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/forge"
 	forgegitea "github.com/pin-tool/pin/internal/forge/gitea"
 	forgegithub "github.com/pin-tool/pin/internal/forge/github"
 	"github.com/pin-tool/pin/internal/git"
 	"github.com/pin-tool/pin/internal/propose"
 	"github.com/pin-tool/pin/internal/source"
+	"github.com/pin-tool/pin/lock"
+	"github.com/pin-tool/pin/resolve"
 )
 
 type proposeOptions struct {
@@ -448,6 +451,7 @@ func writePropose(w io.Writer, res *propose.Result, promoting bool) {
 			fmt.Fprintf(w, "%s\n", r.Message)
 		}
 	}
+	writeCooling(w, res.Plan)
 	fmt.Fprintln(w)
 	pushed := 0
 	for _, p := range res.Proposals {
@@ -481,4 +485,26 @@ func short12(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// writeCooling lists the upstream tags the plan did not take because they
+// cool down (min_age), and until when: a proposal that leaves a module as
+// it is, or takes an older tag, says why.
+func writeCooling(w io.Writer, p *resolve.Plan) {
+	if p == nil {
+		return
+	}
+	head := false
+	for _, d := range p.Decisions {
+		for _, s := range d.Skipped {
+			if s.CoolingUntil.IsZero() {
+				continue
+			}
+			if !head {
+				fmt.Fprintf(w, "\nCooling down, not proposed yet:\n")
+				head = true
+			}
+			fmt.Fprintf(w, "  %s: %s cools down until %s (min_age %s)\n", d.Module.Name, s.Image.Tag, lock.FormatTime(s.CoolingUntil), catalogue.FormatAge(d.Module.MinAge))
+		}
+	}
 }
