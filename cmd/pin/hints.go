@@ -16,20 +16,51 @@ import (
 // that is a near miss of a registry block of the catalogue says so; every
 // one names --offline, a mirror and the timeout.
 func unreachableHint(cat *catalogue.Catalogue, p *resolve.Plan, timeout time.Duration) string {
+	var failed []moduleFailure
+	for _, d := range p.Decisions {
+		if d.Err() != nil {
+			failed = append(failed, moduleFailure{d.Module, d.Err()})
+		}
+	}
+	return registryHint(cat, failed, timeout)
+}
+
+// outdatedHint is unreachableHint for pin outdated's reports.
+func outdatedHint(cat *catalogue.Catalogue, reports []*resolve.ModuleStatus, timeout time.Duration) string {
+	var failed []moduleFailure
+	for _, r := range reports {
+		for _, err := range r.Failures {
+			failed = append(failed, moduleFailure{r.Module, err})
+		}
+	}
+	return registryHint(cat, failed, timeout)
+}
+
+// moduleFailure is an error a module's run met.
+type moduleFailure struct {
+	module *catalogue.Module
+	err    error
+}
+
+// registryHint is the hint for the failures that could not reach a
+// registry, by registry host, each module named once.
+func registryHint(cat *catalogue.Catalogue, failed []moduleFailure, timeout time.Duration) string {
 	modules := map[string][]string{}
 	var hosts []string
-	for _, d := range p.Decisions {
-		if d.Err() == nil || !registry.Unreachable(d.Err()) {
+	for _, f := range failed {
+		if f.module == nil || !registry.Unreachable(f.err) {
 			continue
 		}
-		h, _, ok := strings.Cut(d.Module.Image, "/")
+		h, _, ok := strings.Cut(f.module.Image, "/")
 		if !ok {
 			continue
 		}
 		if modules[h] == nil {
 			hosts = append(hosts, h)
 		}
-		modules[h] = append(modules[h], fmt.Sprintf("%q", d.Module.Name))
+		if name := fmt.Sprintf("%q", f.module.Name); !slices.Contains(modules[h], name) {
+			modules[h] = append(modules[h], name)
+		}
 	}
 	slices.Sort(hosts)
 	var b strings.Builder

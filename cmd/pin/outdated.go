@@ -190,7 +190,7 @@ func runOutdated(ctx context.Context, o *outdatedOptions, s streams) error {
 		}
 	}
 	if msgs := unreachable(seen, reports); len(msgs) > 0 {
-		return withCode(exitSource, errors.New(strings.Join(msgs, "; ")))
+		return withCode(exitSource, errors.New(strings.Join(msgs, "; ")+outdatedHint(in.Catalogue, reports, o.Timeout)))
 	}
 	var failing []string
 	for _, m := range out.Modules {

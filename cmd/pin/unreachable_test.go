@@ -42,6 +42,11 @@ module "api" {
 	network := regexp.MustCompile(`(reaching [^:\s]+(?::\d+)?): .*?(; pin\.lock\.hcl left unchanged|\n)`)
 	got := network.ReplaceAllString(fmt.Sprintf("exit %d\n%s%s", r.code, r.stdout, r.stderr), "$1: NETWORK ERROR$2")
 	golden(t, "messages.unreachable-registry.txt", got)
+
+	// pin outdated, the CI check, gives the same advice.
+	r = pin(t, dir, "outdated", "--timeout", "5s")
+	got = network.ReplaceAllString(fmt.Sprintf("exit %d\n%s%s", r.code, r.stdout, r.stderr), "$1: NETWORK ERROR$2")
+	golden(t, "messages.unreachable-registry-outdated.txt", got)
 }
 
 func appendFile(t *testing.T, path, text string) {
