@@ -184,6 +184,12 @@ func TestComposeEndToEnd(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "(module web): DOWNGRADE") {
 		t.Errorf("export --check after the re-pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The JSON says the refusal too: the cutover, where and whose.
+	r = pin(t, dir, "export", "--project-name", project, "--check", "--format", "json", cache)
+	validate(t, compileSchemas(t)["export.schema.json"], "export --check --format json, a downgrade", r.stdout)
+	if r.code != 1 || !strings.Contains(r.stdout, `"kind": "cutover"`) || !strings.Contains(r.stdout, `"module": "web"`) {
+		t.Errorf("export --check --format json after the re-pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "compose.pin.yaml")); !bytes.Equal(after, override) {
 		t.Error("export --check wrote the override")
 	}

@@ -155,20 +155,29 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 	if err != nil {
 		return exportError(err)
 	}
-	if len(rep.Unsafe) > 0 {
-		for _, c := range rep.Unsafe {
-			fmt.Fprintln(s.Err, sanitize(fmt.Sprintf("%s/%s (module %s): %s: runs %s, the lock names %s", c.Observation.Host, c.Observation.Container, c.Module,
-				strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref())))
-		}
-		return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
+	out := exportReport(rep, o.Check)
+	for _, c := range rep.Unsafe {
+		where := c.Observation.Host + "/" + c.Observation.Container
+		out.Refused = append(out.Refused, exportRefused{Where: where, Module: c.Module, Kind: "cutover", Message: sanitize(fmt.Sprintf("%s (module %s): %s: runs %s, the lock names %s", where, c.Module,
+			strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref()))})
 	}
-	if len(rep.Downgrades) > 0 {
-		for _, d := range rep.Downgrades {
-			fmt.Fprintln(s.Err, sanitize(d.String()))
+	for _, d := range rep.Downgrades {
+		out.Refused = append(out.Refused, exportRefused{Where: d.At, Module: d.Module, Kind: "written-newer", Message: sanitize(d.String())})
+	}
+	if len(out.Refused) > 0 {
+		for _, r := range out.Refused {
+			fmt.Fprintln(s.Err, r.Message)
+		}
+		if o.Format == "json" {
+			if err := writeJSON(s.Out, out); err != nil {
+				return err
+			}
+		}
+		if len(rep.Unsafe) > 0 {
+			return withCode(exitFindings, errors.New("the lock would downgrade what a host runs, or cannot be ordered against it; nothing written: run pin resolve, or pin plan HOST for the details"))
 		}
 		return withCode(exitFindings, errors.New("the lock would make a file name an older or unorderable image than it names; nothing written"))
 	}
-	out := exportReport(rep, o.Check)
 	if o.Format == "json" {
 		if err := writeJSON(s.Out, out); err != nil {
 			return err

@@ -18,6 +18,17 @@ type exportOutput struct {
 	References []exportEntry   `json:"references"`
 	Skipped    []exportSkip    `json:"skipped"`
 	Findings   []exportFinding `json:"findings"`
+	// Refused are why nothing was written: a host the lock would
+	// downgrade (cutover), a file it would make name an older image
+	// (written-newer).
+	Refused []exportRefused `json:"refused"`
+}
+
+type exportRefused struct {
+	Where   string `json:"where"`
+	Module  string `json:"module"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 }
 
 type exportFile struct {
@@ -96,7 +107,7 @@ func writeExport(s streams, out exportOutput) {
 
 // exportReport is the report of an export as the command shows it.
 func exportReport(rep *export.Report, check bool) exportOutput {
-	out := exportOutput{Schema: JSONSchema, Command: "export", Check: check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}}
+	out := exportOutput{Schema: JSONSchema, Command: "export", Check: check, Files: []exportFile{}, References: []exportEntry{}, Skipped: []exportSkip{}, Findings: []exportFinding{}, Refused: []exportRefused{}}
 	for _, e := range rep.Entries {
 		out.References = append(out.References, exportEntry{Where: e.Where, Module: e.Module, Old: e.Old, New: e.New, Changed: e.Old != e.New})
 	}

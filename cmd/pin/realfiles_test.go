@@ -273,6 +273,17 @@ func TestExportKustomizeAndEnvNeverWriteOlder(t *testing.T) {
 					t.Fatalf("%v: exit %d, want %d and %q\n%s%s", args, r.code, exitFindings, want, r.stdout, r.stderr)
 				}
 			}
+			// The JSON says it too, and that nothing was written.
+			r := pin(t, dir, append([]string{"export", "--offline", "--format", "json"}, c.args...)...)
+			validate(t, compileSchemas(t)["export.schema.json"], "export --format json, refused", r.stdout)
+			var out struct {
+				Files   []struct{ Written bool }
+				Refused []struct{ Where, Module, Kind string }
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != exitFindings || len(out.Refused) != 1 ||
+				out.Refused[0] != (struct{ Where, Module, Kind string }{c.at, "nginx", "written-newer"}) || len(out.Files) == 0 || out.Files[0].Written {
+				t.Errorf("export --format json: exit %d (%v)\n%s%s", r.code, err, r.stdout, r.stderr)
+			}
 			for p, b := range snapshotOf(t, dir) {
 				if before[p] != b {
 					t.Errorf("%s written", p)

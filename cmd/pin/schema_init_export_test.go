@@ -75,6 +75,8 @@ func TestInitExportJSONSchemas(t *testing.T) {
 	check(exportSchema, "export --env", pin(t, dir, "export", "--env", "deploy.env", "--offline", "--format", "json"), exitOK)
 	writeFile(t, filepath.Join(dir, "compose.yaml"), "x-web: &web registry.example.org/pin/web:1.1\nservices:\n  web:\n    image: *web\n")
 	check(exportSchema, "export --in-place, an alias", pin(t, dir, "export", "--compose", "compose.yaml", "--in-place", "--offline", "--format", "json"), exitFindings)
+	writeFile(t, filepath.Join(dir, "deploy.env"), "WEB_IMAGE=registry.example.org/pin/web:9.9\n")
+	check(exportSchema, "export --env, a newer image refused", pin(t, dir, "export", "--env", "deploy.env", "--offline", "--format", "json"), exitFindings)
 
 	// Every field of both schemas was seen in an output.
 	for _, s := range []string{"init.schema.json", "export.schema.json"} {
