@@ -156,3 +156,17 @@ func leftEnvironment(out *planOutput, env *source.Env, cat *catalogue.Catalogue)
 		}
 	}
 }
+
+// lockRefusal is the refusal of a run that writes one environment's lock
+// (SelectTarget): an orphan lock beside it, or a host its lock recorded
+// that is another environment's now, each with exit code 2; nil when
+// neither.
+func lockRefusal(run *source.Run) error {
+	switch {
+	case run.Orphans != nil:
+		return withCode(exitInput, run.Orphans)
+	case run.Moved != nil:
+		return withCode(exitInput, run.Moved)
+	}
+	return nil
+}

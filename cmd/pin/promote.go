@@ -148,13 +148,11 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 // --promote's one way to select.
 func selectPromotion(in *source.Inputs, o *promoteOptions, lk string, own bool) (*source.Run, error) {
 	run, err := in.SelectTarget(source.Target{Lock: lk, Own: own, Environment: o.To, From: o.From, Modules: o.Modules, Now: o.now()})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, withCode(exitInput, err)
-	case run.Orphans != nil:
-		return nil, withCode(exitInput, run.Orphans)
-	case run.Moved != nil:
-		return nil, withCode(exitInput, run.Moved)
+	}
+	if err := lockRefusal(run); err != nil {
+		return nil, err
 	}
 	return run, nil
 }

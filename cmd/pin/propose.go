@@ -240,13 +240,11 @@ func (o *proposeOptions) wire(ctx context.Context, s streams) (propose.Options, 
 			return nil, withCode(exitInput, fmt.Errorf("the catalogue declares environments, each with its own lock: name the one to propose with --environment NAME"))
 		}
 		run, err := in.SelectTarget(source.Target{Lock: lk, Own: true, Environment: o.Environment, Now: o.now()})
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, withCode(exitInput, err)
-		case run.Orphans != nil:
-			return nil, withCode(exitInput, run.Orphans)
-		case run.Moved != nil:
-			return nil, withCode(exitInput, run.Moved)
+		}
+		if err := lockRefusal(run); err != nil {
+			return nil, err
 		}
 		return run.Envs[0].Inputs, nil
 	}}
