@@ -14,11 +14,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -445,7 +443,7 @@ func TestGuideKubernetes(t *testing.T) {
 	addr := freePort(t)
 	stop := serve(t, "admit", "--catalogue", filepath.Join(dir, "catalogue.hcl"), "--lock", filepath.Join(dir, "pin.lock.hcl"),
 		"--listen", addr, "--tls-cert", certFile, "--tls-key", keyFile)
-	registerWebhook(t, k, ns, "https://"+addr+"/validate", mustRead(t, certFile))
+	k.DeploymentWebhook(t, "pin-guide-"+ns, ns, "https://"+addr+"/validate", mustRead(t, certFile), 10)
 	for _, l := range shBlock(t, guide, "Once it is registered:") {
 		line := strings.NewReplacer(" -n apps ", " -n "+ns+" ", "registry.example.org/forge/forgejo", repo).Replace(l.text)
 		out, code := shellCode(t, dir, nil, line)
@@ -472,37 +470,6 @@ func TestGuideKubernetes(t *testing.T) {
 	if _, log := stop(); !strings.Contains(log, "rollback of 1.27: data bug #123") {
 		t.Errorf("pin admit did not log the reason:\n%s", log)
 	}
-}
-
-// registerWebhook registers url as the validating webhook of ns's
-// Deployments (create and update), failing closed, until the test ends.
-func registerWebhook(t *testing.T, k *testenv.Cluster, ns, url string, caPEM []byte) {
-	t.Helper()
-	ctx := context.Background()
-	fail := admissionregistrationv1.Fail
-	none := admissionregistrationv1.SideEffectClassNone
-	timeout := int32(10)
-	wh := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "pin-guide-" + ns},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "images.pin.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
-			}},
-			// Only this namespace: other tests share the API server.
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
-			FailurePolicy:           &fail,
-			SideEffects:             &none,
-			TimeoutSeconds:          &timeout,
-			AdmissionReviewVersions: []string{"v1"},
-		}}}
-	if _, err := k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, wh, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wh.Name, metav1.DeleteOptions{})
-	})
 }
 
 // TestGuideKubernetesPod is the CronJob's pod of TestGuideKubernetes: pin
@@ -558,7 +525,7 @@ func TestGuideAuthz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unmountUnder(dir); os.RemoveAll(dir) })
+	t.Cleanup(func() { testenv.UnmountUnder(dir); os.RemoveAll(dir) })
 	engine := "unix://" + filepath.Join(dir, "docker.sock")
 	plugin := fmt.Sprintf("pin-guide-%d", time.Now().UnixNano()%1e9)
 	repo := fmt.Sprintf("%s/guide-authz-%d/forge/forgejo", reg, time.Now().UnixNano())
@@ -674,51 +641,11 @@ func waitSocket(t *testing.T, path string) {
 // returns how to stop it (also done at the end of the test).
 func startDockerd(t *testing.T, dockerd, dir, engine string, env []string, flags ...string) (stop func()) {
 	t.Helper()
-	ns := filepath.Base(dir)
-	writeFile(t, filepath.Join(dir, "daemon.json"), "{}")
-	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
-		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
-		"--config-file", filepath.Join(dir, "daemon.json"), "-H", engine,
-		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins")
-	d.Args = append(d.Args, flags...)
-	logPath := filepath.Join(dir, "dockerd.log")
-	dlog, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Stdout, d.Stderr = dlog, dlog
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { d.Wait(); dlog.Close(); close(exited) }()
-	stop = func() {
-		select {
-		case <-exited:
-			return
-		default:
-		}
-		d.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			d.Process.Kill()
-			<-exited
-		}
-	}
-	t.Cleanup(stop)
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		select {
-		case <-exited:
-			t.Fatalf("dockerd exited:\n%s", mustRead(t, logPath))
-		default:
-		}
-		if _, code := shellCode(t, dir, env, "docker version"); code == 0 {
-			return stop
-		}
-	}
-	t.Fatalf("dockerd did not answer in 30s:\n%s", mustRead(t, logPath))
-	return nil
+	d := testenv.Dockerd(t, dockerd, dir, engine, flags...)
+	return testenv.StartDaemon(t, d, filepath.Join(dir, "dockerd.log"), func() bool {
+		_, code := shellCode(t, dir, env, "docker version")
+		return code == 0
+	})
 }
 
 // TestGuideSignatures runs docs/guides/signatures.md's example word for
@@ -866,7 +793,7 @@ func TestGuideFleets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unmountUnder(dir); os.RemoveAll(dir) })
+	t.Cleanup(func() { testenv.UnmountUnder(dir); os.RemoveAll(dir) })
 	engine := "unix://" + filepath.Join(dir, "docker.sock")
 	docker := []string{"DOCKER_HOST=" + engine, "DOCKER_CONFIG=" + filepath.Join(dir, "cli")}
 	stopEngine := startDockerd(t, dockerd, dir, engine, docker)

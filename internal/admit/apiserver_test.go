@@ -95,30 +95,9 @@ module "forge" {
 
 	ctx := context.Background()
 	whName := fmt.Sprintf("pin-admit-%d", id)
-	fail := admissionregistrationv1.Fail
-	none := admissionregistrationv1.SideEffectClassNone
-	timeout := int32(5)
 	url := fmt.Sprintf("https://%s/validate", ln.Addr())
-	wh := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: whName},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         "images.pin.dev",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
-			}},
-			// Only this test's namespace: other tests share the API server.
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
-			FailurePolicy:           &fail,
-			SideEffects:             &none,
-			TimeoutSeconds:          &timeout,
-			AdmissionReviewVersions: []string{"v1"},
-		}}}
 	whs := k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	if _, err := whs.Create(ctx, wh, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { whs.Delete(context.Background(), whName, metav1.DeleteOptions{}) })
+	k.DeploymentWebhook(t, whName, ns, url, caPEM, 5)
 
 	// update sets the Deployment's image (a dry run) and returns the API
 	// server's answer.

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -183,63 +182,21 @@ func startEngine(t *testing.T, dir string, srv *Server) *daemon {
 	}
 	t.Cleanup(func() { os.Remove(spec) })
 
-	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ns := filepath.Base(dir)
-	d := exec.Command(dockerd, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
-		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "docker.pid"),
-		"--config-file", filepath.Join(dir, "daemon.json"), "-H", eng.addr,
-		"--containerd-namespace", ns, "--containerd-plugins-namespace", ns+"-plugins",
-		"--authorization-plugin="+eng.plugin)
-	dlog, err := os.Create(filepath.Join(dir, "dockerd.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Stdout, d.Stderr = dlog, dlog
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { d.Wait(); close(exited) }()
-	// dockerd stops before the plugin (registered last, runs first).
-	stopDockerd := func() {
-		select {
-		case <-exited:
-			return
-		default:
-		}
-		d.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			d.Process.Kill()
-			<-exited
-		}
-	}
-	t.Cleanup(eng.stopPlugin)
-	t.Cleanup(stopDockerd)
-
 	eng.docker = func(args ...string) (string, error) {
 		cmd := exec.Command("docker", append([]string{"-H", eng.addr}, args...)...)
 		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+filepath.Join(dir, "cli"))
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		select {
-		case <-exited:
-			b, _ := os.ReadFile(dlog.Name())
-			t.Fatalf("dockerd exited:\n%s", b)
-		default:
-		}
-		if _, err := eng.docker("version"); err == nil {
-			return eng
-		}
-	}
-	b, _ := os.ReadFile(dlog.Name())
-	t.Fatalf("dockerd did not answer in 30s:\n%s", b)
-	return nil
+	// dockerd stops before the plugin (its cleanup, registered after
+	// this one, runs first).
+	t.Cleanup(eng.stopPlugin)
+	d := testenv.Dockerd(t, dockerd, dir, eng.addr, "--authorization-plugin="+eng.plugin)
+	testenv.StartDaemon(t, d, filepath.Join(dir, "dockerd.log"), func() bool {
+		_, err := eng.docker("version")
+		return err == nil
+	})
+	return eng
 }
 
 // engineDir is a folder of a test's own for a dockerd and the plugin's
@@ -257,17 +214,7 @@ func engineDir(t *testing.T) string {
 // cleanDir unmounts what a stopped dockerd may have left under dir and
 // removes it.
 func cleanDir(t *testing.T, dir string) {
-	if b, err := os.ReadFile("/proc/self/mounts"); err == nil {
-		var mounts []string
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
-				mounts = append(mounts, f[1])
-			}
-		}
-		for i := len(mounts) - 1; i >= 0; i-- {
-			syscall.Unmount(mounts[i], syscall.MNT_DETACH)
-		}
-	}
+	testenv.UnmountUnder(dir)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Logf("removing %s: %v", dir, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,4 +110,34 @@ func (k *Cluster) RunningPod(t *testing.T, ns, name string, rs *appsv1.ReplicaSe
 func ControlledBy(kind, name string, uid types.UID) []metav1.OwnerReference {
 	yes := true
 	return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: &yes}}
+}
+
+// DeploymentWebhook registers url (https, its certificate signed by
+// caPEM) as the validating webhook, named name, of the Deployments of
+// namespace ns alone (other tests share the API server): on create and
+// update, failing closed, answered within timeoutSeconds. It is deleted
+// when the test ends. The API server picks it up within a moment.
+func (k *Cluster) DeploymentWebhook(t *testing.T, name, ns, url string, caPEM []byte, timeoutSeconds int32) {
+	t.Helper()
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	wh := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "images.pin.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+			}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeoutSeconds,
+			AdmissionReviewVersions: []string{"v1"},
+		}}}
+	whs := k.CS.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	if _, err := whs.Create(context.Background(), wh, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { whs.Delete(context.Background(), name, metav1.DeleteOptions{}) })
 }

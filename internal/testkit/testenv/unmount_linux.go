@@ -1,4 +1,4 @@
-package main
+package testenv
 
 import (
 	"os"
@@ -6,8 +6,9 @@ import (
 	"syscall"
 )
 
-// unmountUnder unmounts what a stopped dockerd may have left under dir.
-func unmountUnder(dir string) {
+// UnmountUnder unmounts, deepest first, what a stopped dockerd may have
+// left mounted under dir, so that dir can be removed.
+func UnmountUnder(dir string) {
 	b, err := os.ReadFile("/proc/self/mounts")
 	if err != nil {
 		return
