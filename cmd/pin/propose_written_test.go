@@ -67,3 +67,30 @@ func TestProposeNeverWritesOlder(t *testing.T) {
 		t.Errorf("packages's entry changed:\n%s\nwant as the base has it:\n%s", got, want)
 	}
 }
+
+// TestProposeNeverWritesOlderEnv: the env-file export of pin propose is
+// held to the same rule: deploy.env names packages at 6.10.4, newer than
+// the 6.10.3 pin resolve locks, and propose refuses that module's write
+// with export's words, leaving the line as the file names it.
+func TestProposeNeverWritesOlderEnv(t *testing.T) {
+	gitUser(t)
+	remote := testenv.NewGitRemote(t, "written-env")
+	clone := seedIncident(t, remote.URL, nil)
+	const newer = "registry.example.org/packages/registry:6.10.4"
+	writeFile(t, filepath.Join(clone, "deploy.env"), "PACKAGES_IMAGE="+newer+"\n")
+	gitIn(t, clone, "add", "deploy.env")
+	gitIn(t, clone, "commit", "--quiet", "-m", "deploy.env: packages 6.10.4, by hand")
+	gitIn(t, clone, "push", "--quiet", "origin", "HEAD:main")
+
+	r := pin(t, clone, "propose", "--export-env", "deploy.env")
+	want := "deploy.env:1: refused: module packages's lock names registry.example.org/packages/registry:6.10.3@"
+	if r.code != exitFindings || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "older than the "+newer+" written here") {
+		t.Fatalf("propose: exit %d, want %d and %q\n%s\n%s", r.code, exitFindings, want, r.stdout, r.stderr)
+	}
+	for _, p := range pushesTo(t, remote, "refs/heads/pin/update") {
+		commit := strings.Fields(p.Refs[0])[1]
+		if env := gitIn(t, remote.Dir, "show", commit+":deploy.env"); !strings.Contains(env, "PACKAGES_IMAGE="+newer) {
+			t.Errorf("the proposal rewrote the packages line:\n%s", env)
+		}
+	}
+}

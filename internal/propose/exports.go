@@ -53,7 +53,9 @@ func mapPaths(e Exports, f func(string) (string, error)) (Exports, error) {
 // relative to the work tree, every one inside it.
 func (r *run) exports(cat *catalogue.Catalogue) (Exports, error) {
 	if r.paths.exports.Names() {
-		return r.paths.exports, nil
+		// As named, less the Compose project of no file (--export-env
+		// alone names none).
+		return cat.Export.Override(r.paths.exports)
 	}
 	e, err := cat.Export.Override(r.paths.exports)
 	if err != nil {
