@@ -169,7 +169,7 @@ func runPropose(ctx context.Context, o *proposeOptions, s streams) (err error) {
 	}
 	if o.Format == "json" {
 		out := proposeOutput{Schema: JSONSchema, Command: "propose", Remote: res.Remote, Base: res.Base, BaseCommit: res.BaseCommit,
-			DryRun: res.DryRun, Proposals: nonNil(res.Proposals), Refused: nonNil(res.Refused)}
+			DryRun: res.DryRun, Proposals: nonNil(res.Proposals), Refused: nonNil(res.Refused), Cooling: nonNil(coolingOf(res.Plan))}
 		if res.Outside != nil {
 			out.Outside = &proposeOutside{Windows: res.Outside.Windows, Next: formatNext(res.Outside.Next)}
 		}
@@ -372,6 +372,9 @@ type proposeOutput struct {
 	DryRun     bool                `json:"dry_run"`
 	Proposals  []*propose.Proposal `json:"proposals"`
 	Refused    []propose.Refused   `json:"refused"`
+	// Cooling are the upstream tags not proposed yet because they cool
+	// down (min_age).
+	Cooling []proposeCooling `json:"cooling"`
 	// Outside is the schedule the run was outside of, when it was.
 	Outside *proposeOutside `json:"outside_schedule,omitempty"`
 }
@@ -485,24 +488,41 @@ func short12(s string) string {
 	return s
 }
 
+// proposeCooling is an upstream tag a module did not take because it
+// cools down (min_age), and until when.
+type proposeCooling struct {
+	Module string `json:"module"`
+	Tag    string `json:"tag"`
+	Digest string `json:"digest"`
+	Until  string `json:"until"`
+	MinAge string `json:"min_age"`
+}
+
+// coolingOf are the plan's upstream candidates skipped because they cool
+// down, by module in plan order.
+func coolingOf(p *resolve.Plan) []proposeCooling {
+	if p == nil {
+		return nil
+	}
+	var out []proposeCooling
+	for _, d := range p.Decisions {
+		for _, s := range d.Skipped {
+			if !s.CoolingUntil.IsZero() {
+				out = append(out, proposeCooling{Module: d.Module.Name, Tag: s.Image.Tag, Digest: s.Image.Digest, Until: lock.FormatTime(s.CoolingUntil), MinAge: catalogue.FormatAge(d.Module.MinAge)})
+			}
+		}
+	}
+	return out
+}
+
 // writeCooling lists the upstream tags the plan did not take because they
 // cool down (min_age), and until when: a proposal that leaves a module as
 // it is, or takes an older tag, says why.
 func writeCooling(w io.Writer, p *resolve.Plan) {
-	if p == nil {
-		return
-	}
-	head := false
-	for _, d := range p.Decisions {
-		for _, s := range d.Skipped {
-			if s.CoolingUntil.IsZero() {
-				continue
-			}
-			if !head {
-				fmt.Fprintf(w, "\nCooling down, not proposed yet:\n")
-				head = true
-			}
-			fmt.Fprintf(w, "  %s: %s cools down until %s (min_age %s)\n", d.Module.Name, s.Image.Tag, lock.FormatTime(s.CoolingUntil), catalogue.FormatAge(d.Module.MinAge))
+	for i, c := range coolingOf(p) {
+		if i == 0 {
+			fmt.Fprintf(w, "\nCooling down, not proposed yet:\n")
 		}
+		fmt.Fprintf(w, "  %s: %s cools down until %s (min_age %s)\n", c.Module, c.Tag, c.Until, c.MinAge)
 	}
 }

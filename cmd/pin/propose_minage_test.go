@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,7 +38,8 @@ func TestProposeMinAge(t *testing.T) {
 	gitIn(t, w.dir, "push", "--quiet", "origin", "HEAD:refs/heads/main")
 
 	// 1.1.0 is published an hour before t0, and min_age written.
-	w.tag(repo, "1.1.0", w.build("web 1.1.0", "1.1.0", "2026-12-01T09:00:00Z"))
+	b110 := w.build("web 1.1.0", "1.1.0", "2026-12-01T09:00:00Z")
+	w.tag(repo, "1.1.0", b110)
 	w.write([]string{"registry.example.org"}, strings.Replace(module, "%s", "\n  min_age = \"3d\"", 1))
 	gitIn(t, w.dir, "add", "-A")
 	gitIn(t, w.dir, "commit", "--quiet", "-m", "upstream publishes 1.1.0; web cools down for 3d")
@@ -55,6 +58,13 @@ func TestProposeMinAge(t *testing.T) {
 	}
 	if l := proposed(); l != "" {
 		t.Errorf("a tag cooling down was proposed:\n%s", l)
+	}
+	r = pinAt(t, w.dir, t0, "propose", "--cache-dir", cache, "--dry-run", "--format", "json")
+	validate(t, proposeSchema(t), "propose --format json, cooling down", r.stdout)
+	var out struct{ Cooling []map[string]string }
+	want := map[string]string{"module": "web", "tag": "1.1.0", "digest": b110.digest, "until": "2026-12-04T10:00:00Z", "min_age": "3d"}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != exitOK || len(out.Cooling) != 1 || !maps.Equal(out.Cooling[0], want) {
+		t.Errorf("propose --format json: exit %d, cooling %v, want [%v] (%v)\n%s", r.code, out.Cooling, want, err, r.stderr)
 	}
 	r = pinAt(t, w.dir, t0.Add(72*time.Hour+time.Minute), "propose", "--cache-dir", cache)
 	if r.code != exitOK || !strings.Contains(r.stdout, "1.0.0 → 1.1.0") {
