@@ -49,14 +49,22 @@ func Env(path string, cov *Coverage, old []byte) Result {
 	}
 	done := map[string]bool{}
 	for i, l := range lines {
-		k, v, ok := strings.Cut(string(l), "=")
+		line, cr := string(l), ""
+		if rest, found := strings.CutSuffix(line, "\r"); found {
+			line, cr = rest, "\r" // a file saved with CRLF keeps its line ends
+		}
+		bom := ""
+		if rest, found := strings.CutPrefix(line, byteOrderMark); found && i == 0 {
+			line, bom = rest, byteOrderMark
+		}
+		k, v, ok := strings.Cut(line, "=")
 		if !ok {
 			continue
 		}
 		// "export NAME=…" keeps its export.
 		prefix := ""
-		if rest, found := strings.CutPrefix(strings.TrimSpace(k), "export "); found {
-			prefix, k = "export ", rest
+		if f := strings.TrimSpace(k); len(f) > len("export") && strings.HasPrefix(f, "export") && (f[6] == ' ' || f[6] == '\t') {
+			prefix, k = "export ", f[7:]
 		}
 		k = strings.TrimSpace(k)
 		ref, mine := want[k]
@@ -66,17 +74,13 @@ func Env(path string, cov *Coverage, old []byte) Result {
 		done[k] = true
 		// The last assignment is the one that counts: Old is its value,
 		// and what the deploy runs unless it is an interpolation.
-		old := strings.Trim(strings.TrimSpace(v), `"'`)
+		old, comment := envValue(v)
 		r.Entries[entry[k]].Old = old
 		r.Entries[entry[k]].Named = nil
 		if old != "" && !strings.Contains(old, "$") {
 			r.Entries[entry[k]].Named = []Named{{old, fmt.Sprintf("%s:%d", path, i+1)}}
 		}
-		cr := ""
-		if bytes.HasSuffix(l, []byte("\r")) {
-			cr = "\r" // a file saved with CRLF keeps its line ends
-		}
-		lines[i] = fmt.Appendf(nil, "%s%s=%s%s", prefix, k, ref, cr)
+		lines[i] = fmt.Appendf(nil, "%s%s%s=%s%s%s", bom, prefix, k, ref, comment, cr)
 	}
 	for _, n := range order {
 		if !done[n] {
@@ -86,4 +90,35 @@ func Env(path string, cov *Coverage, old []byte) Result {
 	out := append(bytes.Join(lines, []byte("\n")), '\n')
 	r.Files = append(r.Files, File{Path: path, Bytes: out, Old: old})
 	return r
+}
+
+const byteOrderMark = "\ufeff"
+
+// envValue is the value of an env file's assignment as Compose's .env and
+// a shell read it, and the comment after it (" # …", kept when the line is
+// rewritten): a quoted value ends at its closing quote; an unquoted one
+// at the first '#' after a blank (one inside a word is part of it).
+func envValue(v string) (value, comment string) {
+	t := strings.TrimLeft(v, " \t")
+	rest := ""
+	if t != "" && (t[0] == '"' || t[0] == '\'') {
+		end := strings.IndexByte(t[1:], t[0])
+		if end < 0 {
+			return strings.TrimSpace(t[1:]), ""
+		}
+		value, rest = t[1:1+end], t[2+end:]
+	} else {
+		value, rest = t, ""
+		for i := 1; i < len(t); i++ {
+			if t[i] == '#' && (t[i-1] == ' ' || t[i-1] == '\t') {
+				value, rest = t[:i], t[i:]
+				break
+			}
+		}
+		value = strings.TrimSpace(value)
+	}
+	if c := strings.IndexByte(rest, '#'); c >= 0 {
+		comment = " " + strings.TrimRight(rest[c:], " \t")
+	}
+	return value, comment
 }

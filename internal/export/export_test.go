@@ -187,3 +187,43 @@ namespace: forge
 		t.Fatalf("second run changes the kustomization (%v)", err)
 	}
 }
+
+// TestEnvNamed: what an env file's line makes run, as Compose's .env and
+// a shell read it: a comment after the value (" #…") is not part of it,
+// a quoted value ends at its quote, "export" may be followed by a tab,
+// and a byte-order mark does not hide the first line's name; the line's
+// comment and the mark are kept when the value is rewritten.
+func TestEnvNamed(t *testing.T) {
+	cov, _ := fixture(t)
+	const forge = "registry.example.org/forge/forgejo"
+	for _, c := range []struct{ line, named, written string }{
+		{"FORGE_IMAGE=" + forge + ":1.22 # the forge", forge + ":1.22", "FORGE_IMAGE=" + forge + ":1.27.3@" + d3 + " # the forge"},
+		{`FORGE_IMAGE="` + forge + `:1.22" # the forge`, forge + ":1.22", "FORGE_IMAGE=" + forge + ":1.27.3@" + d3 + " # the forge"},
+		{"FORGE_IMAGE='" + forge + ":1.22'", forge + ":1.22", "FORGE_IMAGE=" + forge + ":1.27.3@" + d3},
+		{"export\tFORGE_IMAGE=" + forge + ":1.22", forge + ":1.22", "export FORGE_IMAGE=" + forge + ":1.27.3@" + d3},
+		{"\xef\xbb\xbfFORGE_IMAGE=" + forge + ":1.22", forge + ":1.22", "\xef\xbb\xbfFORGE_IMAGE=" + forge + ":1.27.3@" + d3},
+		{"FORGE_IMAGE=" + forge + ":1.22#not-a-comment", forge + ":1.22#not-a-comment", "FORGE_IMAGE=" + forge + ":1.27.3@" + d3},
+		{"FORGE_IMAGE=${FORGE:-" + forge + ":1.22}", "", "FORGE_IMAGE=" + forge + ":1.27.3@" + d3},
+	} {
+		r := Env("deploy.env", cov, []byte(c.line+"\n"))
+		var e Entry
+		for _, x := range r.Entries {
+			if x.Module == "forge" {
+				e = x
+			}
+		}
+		var named string
+		if len(e.Named) > 0 {
+			named = e.Named[0].Ref
+			if e.Named[0].At != "deploy.env:1" {
+				t.Errorf("%q: at %s", c.line, e.Named[0].At)
+			}
+		}
+		if named != c.named {
+			t.Errorf("%q: named %q, want %q", c.line, named, c.named)
+		}
+		if first, _, _ := strings.Cut(string(r.Files[0].Bytes), "\n"); first != c.written {
+			t.Errorf("%q: written %q, want %q", c.line, first, c.written)
+		}
+	}
+}

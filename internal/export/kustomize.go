@@ -18,6 +18,9 @@ type KustomizeImage struct {
 	NewName string `yaml:"newName,omitempty"`
 	NewTag  string `yaml:"newTag,omitempty"`
 	Digest  string `yaml:"digest,omitempty"`
+	// TagSuffix is read, never written: kustomize appends it to the tag
+	// the entry leaves (v5).
+	TagSuffix string `yaml:"tagSuffix,omitempty"`
 }
 
 // Kustomize writes into kustomization.yaml (path, bytes old) an images:
@@ -47,12 +50,14 @@ func Kustomize(path string, cov *Coverage, refs []imageref.Ref, old []byte) (Res
 		}
 		n := repoAsWritten(ref.Value)
 		k := KustomizeImage{Name: n, NewName: n, NewTag: e.Tag, Digest: e.Digest}
-		named := list.find(n).runs(path, ref)
+		named := list.runs(ref)
 		if w, ok := want[n]; ok {
 			if w.Digest != e.Digest {
 				return r, fmt.Errorf("%s: image %s is covered by modules locked at different digests; kustomize sets one per image name", ref.Where(), n)
 			}
-			r.Entries[entry[n]].Named = append(r.Entries[entry[n]].Named, named)
+			if !slices.Contains(r.Entries[entry[n]].Named, named) {
+				r.Entries[entry[n]].Named = append(r.Entries[entry[n]].Named, named)
+			}
 			continue
 		}
 		want[n] = k
@@ -90,21 +95,39 @@ func describe(k KustomizeImage) string {
 	return s
 }
 
-// runs is the reference kustomize makes of the manifest's reference ref
-// under the images: entry e (none: ref itself), and where that is said:
-// newName replaces the repository; newTag, digest or both replace the
-// tag and the digest together, as kustomize's image transformer does.
-func (e imageEntry) runs(path string, ref imageref.Ref) Named {
-	if e.Name == "" || e.NewName == "" && e.NewTag == "" && e.Digest == "" {
-		return Named{ref.Value, ref.Where()}
-	}
+// runs is the reference kustomize makes the manifest's reference ref run,
+// and where that is said. Kustomize applies the entries one after another,
+// each to what the ones before made, when its name is the image's
+// repository as written then: newName replaces the repository; newTag,
+// digest or both replace the tag and the digest together; tagSuffix is
+// appended to the tag. Where is the line of the last entry that set the
+// tag or digest (an entry written in flow style: the images: key's line),
+// else the manifest's.
+func (l imagesList) runs(ref imageref.Ref) Named {
 	repo := repoAsWritten(ref.Value)
-	if e.NewName != "" {
-		repo = e.NewName
-	}
 	tag, digest := splitTag(ref.Value)
-	if e.NewTag != "" || e.Digest != "" {
-		tag, digest = e.NewTag, e.Digest
+	at := ref.Where()
+	apply := func(k KustomizeImage, line int) {
+		if k.Name != repo {
+			return
+		}
+		if k.NewName != "" {
+			repo = k.NewName
+		}
+		if k.NewTag != "" || k.Digest != "" {
+			tag, digest = k.NewTag, k.Digest
+			at = fmt.Sprintf("%s:%d", l.file, line)
+		}
+		if k.TagSuffix != "" && tag != "" {
+			tag += k.TagSuffix
+			at = fmt.Sprintf("%s:%d", l.file, line)
+		}
+	}
+	for _, e := range l.entries {
+		apply(e.KustomizeImage, e.lines["name"])
+	}
+	for _, k := range l.flow {
+		apply(k, l.key)
 	}
 	s := repo
 	if tag != "" {
@@ -113,7 +136,7 @@ func (e imageEntry) runs(path string, ref imageref.Ref) Named {
 	if digest != "" {
 		s += "@" + digest
 	}
-	return Named{s, fmt.Sprintf("%s:%d", path, e.lines["name"])}
+	return Named{s, at}
 }
 
 // imagesList is the top-level images: of a kustomization, as written.
@@ -243,6 +266,8 @@ func readEntry(path string, n ast.Node) (imageEntry, error) {
 			e.NewTag = ref.Value
 		case "digest":
 			e.Digest = ref.Value
+		case "tagSuffix":
+			e.TagSuffix = ref.Value
 		}
 	}
 	return e, nil

@@ -103,27 +103,37 @@ resources:
 }
 
 // TestKustomizeRuns: the reference a kustomization makes a manifest's
-// reference run, as kustomize's images: transformer documents it:
-// newName replaces the repository only; newTag, digest or both replace
-// the tag and the digest together; no entry, or one that sets nothing,
-// leaves the manifest's.
+// reference run, as kustomize's images: transformer does it: each entry
+// applied in turn to what the ones before made; newName replaces the
+// repository only; newTag, digest or both replace the tag and the digest
+// together; tagSuffix is appended to the tag; no entry, or one that sets
+// nothing, leaves the manifest's. Where is the entry's line when it set
+// the tag or digest, else the manifest's.
 func TestKustomizeRuns(t *testing.T) {
 	const d = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 	ref := imageref.Ref{File: "d.yaml", Line: 7, Value: "nginx:1.7.9@" + d}
 	for _, c := range []struct {
-		e         KustomizeImage
+		images    string
 		want, wAt string
 	}{
-		{KustomizeImage{}, "nginx:1.7.9@" + d, "d.yaml:7"},
-		{KustomizeImage{Name: "nginx"}, "nginx:1.7.9@" + d, "d.yaml:7"},
-		{KustomizeImage{Name: "nginx", NewName: "mirror/nginx"}, "mirror/nginx:1.7.9@" + d, "k.yaml:3"},
-		{KustomizeImage{Name: "nginx", NewTag: "1.22.1"}, "nginx:1.22.1", "k.yaml:3"},
-		{KustomizeImage{Name: "nginx", Digest: "sha256:22"}, "nginx@sha256:22", "k.yaml:3"},
-		{KustomizeImage{Name: "nginx", NewTag: "1.22.1", Digest: "sha256:22"}, "nginx:1.22.1@sha256:22", "k.yaml:3"},
+		{"", "nginx:1.7.9@" + d, "d.yaml:7"},
+		{"images:\n- name: nginx\n", "nginx:1.7.9@" + d, "d.yaml:7"},
+		{"images:\n- name: other\n  newTag: \"9\"\n", "nginx:1.7.9@" + d, "d.yaml:7"},
+		{"images:\n- name: nginx\n  newName: mirror/nginx\n", "mirror/nginx:1.7.9@" + d, "d.yaml:7"},
+		{"images:\n- name: nginx\n  newTag: 1.22.1\n", "nginx:1.22.1", "k.yaml:2"},
+		{"images:\n- name: nginx\n  digest: sha256:22\n", "nginx@sha256:22", "k.yaml:2"},
+		{"images:\n- name: nginx\n  newTag: 1.22.1\n  digest: sha256:22\n", "nginx:1.22.1@sha256:22", "k.yaml:2"},
+		{"images:\n- name: nginx\n  newName: mirror/nginx\n- name: mirror/nginx\n  newTag: 1.22.1\n", "mirror/nginx:1.22.1", "k.yaml:4"},
+		{"images:\n- name: nginx\n  newTag: \"1.8\"\n- name: nginx\n  newTag: 1.22.1\n", "nginx:1.22.1", "k.yaml:4"},
+		{"images:\n- name: nginx\n  tagSuffix: -alpine\n", "nginx:1.7.9-alpine@" + d, "k.yaml:2"},
+		{"images: [{name: nginx, newTag: 1.22.1}]\n", "nginx:1.22.1", "k.yaml:1"},
 	} {
-		e := imageEntry{KustomizeImage: c.e, lines: map[string]int{"name": 3}}
-		if got := e.runs("k.yaml", ref); got.Ref != c.want || got.At != c.wAt {
-			t.Errorf("%+v: %+v, want %s at %s", c.e, got, c.want, c.wAt)
+		l, err := readImages("k.yaml", []byte(c.images))
+		if err != nil {
+			t.Fatalf("%q: %v", c.images, err)
+		}
+		if got := l.runs(ref); got.Ref != c.want || got.At != c.wAt {
+			t.Errorf("%q: %+v, want %s at %s", c.images, got, c.want, c.wAt)
 		}
 	}
 }
