@@ -153,20 +153,20 @@ func runExport(ctx context.Context, o *exportOptions, s streams) error {
 		requestSummary(o.globalOptions, s, in.Registries)
 	}
 	if err != nil {
+		// A file it would not write over: the JSON says which, too.
+		if rep != nil && o.Format == "json" {
+			if werr := writeJSON(s.Out, exportReport(rep, o.Check)); werr != nil {
+				return werr
+			}
+		}
 		return exportError(err)
 	}
 	out := exportReport(rep, o.Check)
-	for _, c := range rep.Unsafe {
-		where := c.Observation.Host + "/" + c.Observation.Container
-		out.Refused = append(out.Refused, exportRefused{Where: where, Module: c.Module, Kind: "cutover", Message: sanitize(fmt.Sprintf("%s (module %s): %s: runs %s, the lock names %s", where, c.Module,
-			strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref()))})
-	}
-	for _, d := range rep.Downgrades {
-		out.Refused = append(out.Refused, exportRefused{Where: d.At, Module: d.Module, Kind: "written-newer", Message: sanitize(d.String())})
-	}
-	if len(out.Refused) > 0 {
+	if len(rep.Unsafe) > 0 || len(rep.Downgrades) > 0 {
 		for _, r := range out.Refused {
-			fmt.Fprintln(s.Err, r.Message)
+			if r.Kind != "file" {
+				fmt.Fprintln(s.Err, r.Message)
+			}
 		}
 		if o.Format == "json" {
 			if err := writeJSON(s.Out, out); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pin-tool/pin/internal/atomicfile"
 	"github.com/pin-tool/pin/internal/export"
 )
 
@@ -20,12 +21,14 @@ type exportOutput struct {
 	Findings   []exportFinding `json:"findings"`
 	// Refused are why nothing was written: a host the lock would
 	// downgrade (cutover), a file it would make name an older image
-	// (written-newer).
+	// (written-newer), a file pin does not write over (file: not pin's,
+	// changed meanwhile, a dangling link).
 	Refused []exportRefused `json:"refused"`
 }
 
 type exportRefused struct {
-	Where   string `json:"where"`
+	Where string `json:"where"`
+	// Module is "" for a file refusal.
 	Module  string `json:"module"`
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
@@ -121,6 +124,22 @@ func exportReport(rep *export.Report, check bool) exportOutput {
 		out.Files = append(out.Files, exportFile{Path: f.Path, Changed: f.Changed(), Written: rep.Written && f.Changed()})
 	}
 	slices.SortFunc(out.Files, func(a, b exportFile) int { return strings.Compare(a.Path, b.Path) })
+	for _, c := range rep.Unsafe {
+		where := c.Observation.Host + "/" + c.Observation.Container
+		out.Refused = append(out.Refused, exportRefused{Where: where, Module: c.Module, Kind: "cutover", Message: sanitize(fmt.Sprintf("%s (module %s): %s: runs %s, the lock names %s", where, c.Module,
+			strings.ToUpper(string(c.Verdict)), describeImage(c.Observation.Image.Tag, c.Observation.Image.Digest), c.Locked.Ref()))})
+	}
+	for _, d := range rep.Downgrades {
+		out.Refused = append(out.Refused, exportRefused{Where: d.At, Module: d.Module, Kind: "written-newer", Message: sanitize(d.String())})
+	}
+	for _, err := range rep.Refused {
+		where := "export"
+		var fe *atomicfile.Error
+		if errors.As(err, &fe) {
+			where = fe.Path
+		}
+		out.Refused = append(out.Refused, exportRefused{Where: where, Kind: "file", Message: sanitize(err.Error())})
+	}
 	return out
 }
 

@@ -186,6 +186,14 @@ func TestExportNeverClobbersAHandWrittenOverride(t *testing.T) {
 	if r.code != exitFindings || !strings.Contains(r.stderr, "pass --force") {
 		t.Errorf("--check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The JSON names the file refused, with and without --check.
+	for _, args := range [][]string{{"--check"}, nil} {
+		r = pin(t, dir, append([]string{"export", "--compose", "compose.yaml", "--offline", "--format", "json"}, args...)...)
+		validate(t, compileSchemas(t)["export.schema.json"], "export --format json, not pin's override", r.stdout)
+		if !strings.Contains(r.stdout, `"kind": "file"`) || !strings.Contains(r.stdout, `"where": "compose.pin.yaml"`) || !strings.Contains(r.stdout, "pass --force") {
+			t.Errorf("export --format json %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
 	if r := pin(t, dir, "export", "--compose", "compose.yaml", "--offline", "--force"); r.code != 0 {
 		t.Fatalf("--force: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
