@@ -19,6 +19,7 @@ import (
 	forgegitea "github.com/pin-tool/pin/internal/forge/gitea"
 	forgegithub "github.com/pin-tool/pin/internal/forge/github"
 	"github.com/pin-tool/pin/internal/git"
+	"github.com/pin-tool/pin/internal/image"
 	"github.com/pin-tool/pin/internal/propose"
 	"github.com/pin-tool/pin/internal/source"
 	"github.com/pin-tool/pin/lock"
@@ -523,6 +524,6 @@ func writeCooling(w io.Writer, p *resolve.Plan) {
 		if i == 0 {
 			fmt.Fprintf(w, "\nCooling down, not proposed yet:\n")
 		}
-		fmt.Fprintf(w, "  %s: %s cools down until %s (min_age %s)\n", c.Module, c.Tag, c.Until, c.MinAge)
+		fmt.Fprintf(w, "  %s: %s cools down until %s (min_age %s)\n", c.Module, refText(c.Tag, image.Short(c.Digest)), c.Until, c.MinAge)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pin-tool/pin/internal/image"
 )
 
 // TestProposeMinAge: a track-upstream module with min_age = "3d" and a
@@ -53,7 +55,7 @@ func TestProposeMinAge(t *testing.T) {
 		return string(out)
 	}
 	r := pinAt(t, w.dir, t0, "propose", "--cache-dir", cache)
-	if r.code != exitOK || !strings.Contains(r.stdout, "No change") || !strings.Contains(r.stdout, "Cooling down, not proposed yet:\n  web: 1.1.0 cools down until 2026-12-04T10:00:00Z (min_age 3d)\n") || strings.Contains(r.stdout, "→ 1.1.0") {
+	if r.code != exitOK || !strings.Contains(r.stdout, "No change") || !strings.Contains(r.stdout, "Cooling down, not proposed yet:\n  web: 1.1.0@"+image.Short(b110.digest)+" cools down until 2026-12-04T10:00:00Z (min_age 3d)\n") || strings.Contains(r.stdout, "→ 1.1.0") {
 		t.Errorf("propose an hour after 1.1.0: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if l := proposed(); l != "" {
