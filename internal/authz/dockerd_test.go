@@ -173,6 +173,9 @@ func startEngine(t *testing.T, dir string, srv *Server) *daemon {
 		}
 	}
 	eng.pluginUp = func() bool { return up }
+	// The plugin stops after dockerd (whose cleanup, registered later,
+	// runs first), and also when the set-up below fails.
+	t.Cleanup(eng.stopPlugin)
 	if err := os.MkdirAll("/etc/docker/plugins", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +191,6 @@ func startEngine(t *testing.T, dir string, srv *Server) *daemon {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	// dockerd stops before the plugin (its cleanup, registered after
-	// this one, runs first).
-	t.Cleanup(eng.stopPlugin)
 	d := testenv.Dockerd(t, dockerd, dir, eng.addr, "--authorization-plugin="+eng.plugin)
 	testenv.StartDaemon(t, d, filepath.Join(dir, "dockerd.log"), func() bool {
 		_, err := eng.docker("version")
