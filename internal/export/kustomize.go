@@ -42,27 +42,32 @@ func Kustomize(path string, cov *Coverage, refs []imageref.Ref, old []byte) (Res
 	}
 	want := map[string]KustomizeImage{}
 	entry := map[string]int{} // name → its index in r.Entries
+	// What every manifest reference of a name runs now, covered or not:
+	// the entry written for the name applies to each.
+	runs := map[string][]Named{}
 	for _, ref := range refs {
+		n := repoAsWritten(ref.Value)
+		if named := list.runs(ref); !slices.Contains(runs[n], named) {
+			runs[n] = append(runs[n], named)
+		}
 		m, why := cov.Workload(ref.Object, ref.Container, ref.Value)
 		e := r.locked(cov, m, why, containerOf(ref), ref.Where(), ref.Value)
 		if e == nil {
 			continue
 		}
-		n := repoAsWritten(ref.Value)
 		k := KustomizeImage{Name: n, NewName: n, NewTag: e.Tag, Digest: e.Digest}
-		named := list.runs(ref)
 		if w, ok := want[n]; ok {
 			if w.Digest != e.Digest {
 				return r, fmt.Errorf("%s: image %s is covered by modules locked at different digests; kustomize sets one per image name", ref.Where(), n)
-			}
-			if !slices.Contains(r.Entries[entry[n]].Named, named) {
-				r.Entries[entry[n]].Named = append(r.Entries[entry[n]].Named, named)
 			}
 			continue
 		}
 		want[n] = k
 		entry[n] = len(r.Entries)
-		r.Entries = append(r.Entries, Entry{Where: path + ", images " + n, Module: m.Name, Old: describe(list.find(n).KustomizeImage), New: describe(k), Named: []Named{named}})
+		r.Entries = append(r.Entries, Entry{Where: path + ", images " + n, Module: m.Name, Old: describe(list.find(n).KustomizeImage), New: describe(k)})
+	}
+	for n, i := range entry {
+		r.Entries[i].Named = runs[n]
 	}
 	names := make([]string, 0, len(want))
 	for n := range want {

@@ -1,11 +1,14 @@
 package export
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pin-tool/pin/internal/catalogue"
 	"github.com/pin-tool/pin/internal/imageref"
+	"github.com/pin-tool/pin/lock"
 )
 
 const forgeManifest = `apiVersion: apps/v1
@@ -135,5 +138,49 @@ func TestKustomizeRuns(t *testing.T) {
 		if got := l.runs(ref); got.Ref != c.want || got.At != c.wAt {
 			t.Errorf("%q: %+v, want %s at %s", c.images, got, c.want, c.wAt)
 		}
+	}
+}
+
+// TestKustomizeJudgesEveryReference: the images: entry written for a name
+// applies to every manifest reference of it, so each is judged, even one
+// whose own module is not locked (left unwritten): its Named is among the
+// entry's.
+func TestKustomizeJudgesEveryReference(t *testing.T) {
+	cat, diags := catalogue.Parse(catalogue.Source{Filename: "c.hcl", Bytes: []byte(`
+host "k" {
+  kubernetes = { context = "test", namespace = "default" }
+}
+module "a" {
+  image  = "nginx"
+  policy = "at-least-running"
+  runs_on "k" {
+    workload  = "deployment/a"
+    container = "nginx"
+  }
+}
+module "b" {
+  image  = "nginx"
+  policy = "at-least-running"
+  runs_on "k" {
+    workload  = "deployment/b"
+    container = "nginx"
+  }
+}
+`)})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	cov := NewCoverage(cat, &lock.Lock{Modules: []*lock.Module{{Name: "a", Image: "index.docker.io/library/nginx", Tag: "1.7.9", Digest: d1}}})
+	manifest := []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.7.9\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b}\nspec:\n  template:\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.22.1\n")
+	refs, _, err := imageref.ManifestRefs("d.yaml", manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Kustomize("kustomization.yaml", cov, refs, []byte("resources:\n- d.yaml\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Entries) != 1 || !slices.Contains(r.Entries[0].Named, Named{"nginx:1.22.1", "d.yaml:19"}) || !slices.Contains(r.Entries[0].Named, Named{"nginx:1.7.9", "d.yaml:9"}) {
+		t.Errorf("entries %+v: want one, naming both references", r.Entries)
 	}
 }
