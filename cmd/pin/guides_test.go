@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -169,5 +170,51 @@ func TestDocLinks(t *testing.T) {
 				t.Errorf("%s: link %s: %s has no heading #%s", doc, target, filepath.Base(path), frag)
 			}
 		}
+	}
+}
+
+// TestDocTestNames: every test the documents name (`TestX`, or a subtest
+// `TestX/case`) is a test function of the repository, so that the fault
+// table and the guides never cite a test that was renamed or removed.
+func TestDocTestNames(t *testing.T) {
+	defined := map[string]bool{}
+	fn := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\)`)
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, "_test.go") {
+			for _, m := range fn.FindAllStringSubmatch(string(mustRead(t, p)), -1) {
+				defined[m[1]] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{"README.md", "CONTRIBUTING.md"}
+	for _, pat := range []string{"docs/*.md", "docs/guides/*.md"} {
+		m, _ := filepath.Glob(filepath.Join(repoRoot, pat))
+		for _, f := range m {
+			rel, _ := filepath.Rel(repoRoot, f)
+			docs = append(docs, rel)
+		}
+	}
+	cited := regexp.MustCompile("`(Test\\w+)(?:/[^`]*)?`")
+	n := 0
+	for _, doc := range docs {
+		for _, m := range cited.FindAllStringSubmatch(string(mustRead(t, filepath.Join(repoRoot, doc))), -1) {
+			n++
+			if !defined[m[1]] {
+				t.Errorf("%s names %s, which no test file defines", doc, m[1])
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d tests named in the documents: the pattern no longer matches them", n)
 	}
 }
