@@ -179,6 +179,8 @@ func TestExportBlockBadInput(t *testing.T) {
 			want: []string{"export needs an export block in the catalogue (export { compose { files = [\"compose.yaml\"] } }), or --compose FILE"}},
 		{name: "a setting without a project", catalogue: strings.Replace(exportBlockCatalogue, "compose {\n    files        = [\"compose.yaml\"]\n    project_name = \"stack\"\n  }", "", 1),
 			args: []string{"--profile", "build"}, want: []string{"--project-name, --profile or --in-place without --compose: no Compose project to apply the setting to: the catalogue's export block at ops/catalogue.hcl:23,1-7 has no compose block"}},
+		{name: "a project name beside an env file", catalogue: exportBlockCatalogue,
+			args: []string{"--env", "ops/deploy.env", "--project-name", "other"}, want: []string{"--project-name, --profile or --in-place without --compose: no Compose project to apply the setting to: the command line names files to export to, but no Compose file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := exportBlockFixture(t, tc.catalogue)

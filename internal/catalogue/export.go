@@ -89,9 +89,15 @@ var ErrExportSetting = errors.New("no Compose project to apply the setting to")
 // Compose settings cmd sets (a project name, profiles, in place: those of
 // its first Compose project) replace the block's, as Compose's -p
 // replaces name:. A setting with no Compose project to go to (or a
-// project name for several) is an ErrExportSetting.
+// project name for several, or a project name or profiles beside files
+// that name no Compose file) is an ErrExportSetting.
 func (e *Export) Override(cmd Export) (Export, error) {
 	if cmd.Names() {
+		for _, c := range cmd.Compose {
+			if len(c.Files) == 0 && (c.ProjectName != "" || c.Profiles != nil) {
+				return Export{}, fmt.Errorf("%w: the command line names files to export to, but no Compose file", ErrExportSetting)
+			}
+		}
 		out := cmd
 		out.Compose = slices.DeleteFunc(slices.Clone(cmd.Compose), func(c ComposeExport) bool { return len(c.Files) == 0 })
 		out.paths = nil

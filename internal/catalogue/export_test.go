@@ -170,6 +170,10 @@ func TestExportOverride(t *testing.T) {
 		{name: "one project name for two projects", block: two, cmd: Export{Compose: []ComposeExport{{ProjectName: "p"}}}, err: true},
 		{name: "a setting without a project", block: &Export{Env: []string{"e"}}, cmd: Export{Compose: []ComposeExport{{InPlace: true}}}, err: true},
 		{name: "a setting without a block", cmd: Export{Compose: []ComposeExport{{Profiles: []string{"x"}}}}, err: true},
+		{name: "a project name beside files of no Compose project", block: block, cmd: Export{Compose: []ComposeExport{{ProjectName: "p"}}, Env: []string{"e"}}, err: true},
+		{name: "profiles beside files of no Compose project", cmd: Export{Compose: []ComposeExport{{Profiles: []string{"x"}}}, Kustomize: []string{"k"}}, err: true},
+		{name: "in place beside manifests (which it is for)", cmd: Export{Compose: []ComposeExport{{InPlace: true}}, Manifests: []string{"k8s"}},
+			want: Export{Compose: []ComposeExport{}, Manifests: []string{"k8s"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.block.Override(tc.cmd)

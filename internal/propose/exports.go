@@ -52,14 +52,14 @@ func mapPaths(e Exports, f func(string) (string, error)) (Exports, error) {
 // loaded in the work tree), with the flags' Compose settings; paths
 // relative to the work tree, every one inside it.
 func (r *run) exports(cat *catalogue.Catalogue) (Exports, error) {
-	if r.paths.exports.Names() {
-		// As named, less the Compose project of no file (--export-env
-		// alone names none).
-		return cat.Export.Override(r.paths.exports)
-	}
+	// The flags' files as named (less the Compose project of no file:
+	// --export-env alone names none), else the block.
 	e, err := cat.Export.Override(r.paths.exports)
 	if err != nil {
 		return e, fmt.Errorf("%w: --export-project-name, --export-profile or --export-in-place without --export-compose: %s", ErrBadInput, r.inRepo(err.Error()))
+	}
+	if r.paths.exports.Names() {
+		return e, nil
 	}
 	if !e.Names() {
 		return e, nil
