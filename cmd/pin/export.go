@@ -61,7 +61,8 @@ reads it: where the catalogue's export block says, or the flags:
 file (--compose, --manifests, --kustomize, --env) replaces the export
 block whole, as docker compose -f replaces compose.yaml; --project-name,
 --profile and --in-place alone change the block's compose settings, as
-docker compose -p does.
+docker compose -p does; beside files that name no Compose file,
+--project-name and --profile are refused (exit 2).
 
 A module covers a Compose service when it runs_on { compose =
 "<project>/<service>" }, a manifest's container when it runs_on that
