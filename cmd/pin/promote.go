@@ -48,8 +48,10 @@ are one unit: all or nothing.
 --pick REF promotes REF (sha256:<digest> or <tag>@sha256:<digest>) for the
 one module named instead, and records a hold (--reason, the words kept in
 the lock): "pin resolve" and later promotions keep it until
-"pin promote --lift FROM TO MODULE..." lifts it. Promotions that name no
-module skip held entries and say so.
+"pin promote --lift FROM TO MODULE..." lifts it, and every hold the
+module would take over again (a retired entry, another environment's
+entry for a host that is TO's now), writing those locks too. Promotions
+that name no module skip held entries and say so.
 
 --format json writes what was decided as docs/schema/promote.schema.json
 describes it, refusals included. To promote through a reviewed pull
@@ -108,13 +110,34 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 	}
 	toEnv := run.Envs[0]
 	if o.Lift {
-		l, err := promote.Lift(toEnv.Inputs.Lock, o.Modules)
+		// The holds the modules would take over again are lifted with
+		// theirs, in whichever lock they are (promote.LiftAll).
+		ws, err := promote.LiftAll(toEnv.Input(o.now()), toEnv.Path, o.Modules)
 		if err != nil {
 			return withCode(exitInput, err)
 		}
 		out := promoteJSON(o, toEnv.Path, nil)
 		out.Lifted = slices.Clone(o.Modules)
-		return writePromoted(o, s, toEnv, l, fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To), out)
+		report := fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To)
+		if len(ws) == 1 {
+			return writePromoted(o, s, toEnv, ws[0].Lock, report, out)
+		}
+		for _, w := range ws[1:] {
+			report += fmt.Sprintf("\nLifted the hold it would take over in %s.", w.Path)
+		}
+		written, _, err := lock.WriteAll(ws)
+		if err != nil {
+			return withCode(exitInput, err)
+		}
+		if o.Format == "json" {
+			out.Written = slices.Contains(written, toEnv.Path)
+			return writeJSON(s.Out, out)
+		}
+		fmt.Fprintln(s.Out, sanitize(report))
+		for _, p := range written {
+			fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(p))
+		}
+		return nil
 	}
 	res, err := decidePromotion(ctx, o, in, run)
 	requestSummary(o.globalOptions, s, in.Registries)

@@ -303,3 +303,50 @@ func TestHoldFollowsMovedHost(t *testing.T) {
 		})
 	}
 }
+
+// TestLiftedHoldStaysLifted: production holds app at 1.1.0 on p1; p1
+// moves to dr while app, renamed www, leaves it: production keeps the
+// held entry as a retired one (its floor), and when www runs on p1 again
+// dr's www takes it over, hold included. Lifting that hold in dr lifts
+// the one it would take over again in production's lock too: the next
+// resolve keeps it lifted (it came back, re-inherited, before).
+func TestLiftedHoldStaysLifted(t *testing.T) {
+	const dr = "\nenvironment \"dr\" {\n  hosts = %s\n  from  = \"staging\"\n}\n"
+	w := newEnvWorld(t)
+	w.runsSince("s1", "1.2.0", 48*time.Hour)
+	w.runsSince("s2", "1.2.0", 48*time.Hour)
+	w.runsSince("p1", "1.0.0", 100*time.Hour)
+	w.writePromote()
+	w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running")+fmt.Sprintf(dr, "[]"))
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := pin(t, w.dir, "promote", "staging", "production", "app", "--pick", "1.1.0@"+w.builds["1.1.0"].digest, "--reason", "freeze for audit"); r.code != exitOK {
+		t.Fatalf("promote --pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	back := strings.Replace(fmt.Sprintf(holdModules, "www", "track-upstream"), `hosts = ["p1"]`, `hosts = []`, 1) + fmt.Sprintf(dr, `["p1"]`)
+	w.world.write([]string{"registry.example.org"}, strings.Replace(back, "  runs_on \"p1\" { container = \"app\" }\n", "", 1))
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
+		t.Fatalf("resolve, p1 moved and left: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if l := readFileT(t, filepath.Join(w.dir, "pin.lock.production.hcl")); !strings.Contains(l, `retired "app"`) || !strings.Contains(l, `hold    = "freeze for audit"`) {
+		t.Fatalf("production dropped the held entry when p1 left:\n%s", l)
+	}
+	w.world.write([]string{"registry.example.org"}, back)
+	if r := pin(t, w.dir, "resolve"); r.code != exitOK || !strings.Contains(readFileT(t, filepath.Join(w.dir, "pin.lock.dr.hcl")), `hold    = "freeze for audit"`) {
+		t.Fatalf("resolve, www on p1 again: exit %d, dr's www did not take the hold over\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := pin(t, w.dir, "promote", "staging", "dr", "www", "--lift")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Wrote pin.lock.production.hcl.") {
+		t.Fatalf("promote --lift: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = pin(t, w.dir, "resolve")
+	for _, f := range []string{"pin.lock.dr.hcl", "pin.lock.production.hcl"} {
+		if l := readFileT(t, filepath.Join(w.dir, f)); r.code != exitOK || strings.Contains(l, "hold ") {
+			t.Errorf("resolve after the lift: exit %d; %s holds again:\n%s\n%s", r.code, f, l, r.stdout)
+		}
+	}
+	if v := w.lockedVersion("pin.lock.dr.hcl"); v != "1.3.0" {
+		t.Errorf("dr's www, no longer held, tracks upstream: locks %s, want 1.3.0", v)
+	}
+}

@@ -501,3 +501,77 @@ func plural(n int, s string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, s)
 }
+
+// LiftAll is Lift of the modules named in TO's previous lock (in.Old, at
+// path), and of every hold each would take over again: an entry it takes
+// over (resolve.HeldBy) that holds too, whether in TO's lock (a retired
+// entry, another module's) or in another environment's lock
+// (in.Record.Elsewhere: its host moved in). Left there, that hold would
+// bind the module at its next resolve, and a lifted hold would come back.
+// It returns the locks to write, TO's first; it is an error, as for Lift,
+// to name a module not held in TO's lock.
+func LiftAll(in resolve.Input, path string, modules []string) ([]lock.Write, error) {
+	l, err := Lift(in.Old, modules)
+	if err != nil {
+		return nil, err
+	}
+	writes := []lock.Write{{Path: path, Lock: l}}
+	in.Old = l
+	for _, name := range modules {
+		m := in.Catalogue.Module(name)
+		if m == nil {
+			continue
+		}
+		for range 16 { // each pass lifts one entry; a module takes over few
+			h := resolve.HeldBy(in, m)
+			if h == nil {
+				break
+			}
+			at, i := path, slices.IndexFunc(in.Record.Elsewhere, func(f resolve.Foreign) bool { return f.Entry == h })
+			if i >= 0 {
+				at = in.Record.Elsewhere[i].Lock
+			}
+			w := slices.IndexFunc(writes, func(w lock.Write) bool { return w.Path == at })
+			if w < 0 {
+				other, _, diags := lock.Load(at)
+				if diags.HasErrors() {
+					return nil, fmt.Errorf("%s: %s", at, diags.Error())
+				}
+				writes = append(writes, lock.Write{Path: at, Lock: other})
+				w = len(writes) - 1
+			}
+			lifted, ok := liftEntry(writes[w].Lock, h)
+			if !ok {
+				return nil, fmt.Errorf("module %q: the hold it would take over (%q, entry %q of %s) is not in that lock", name, h.Hold, h.Name, at)
+			}
+			writes[w].Lock = lifted
+			if i >= 0 {
+				c := *h
+				c.Hold = ""
+				in.Record.Elsewhere = slices.Clone(in.Record.Elsewhere)
+				in.Record.Elsewhere[i].Entry = &c
+			} else {
+				in.Old = lifted
+			}
+		}
+	}
+	return writes, nil
+}
+
+// liftEntry is l with the hold of its entry e (a module's or a retired
+// one, found by name and digest) lifted; false when l has no such entry.
+func liftEntry(l *lock.Lock, e *lock.Module) (*lock.Lock, bool) {
+	out := *l
+	for _, list := range []*[]*lock.Module{&out.Modules, &out.Retired} {
+		i := slices.IndexFunc(*list, func(m *lock.Module) bool { return m.Name == e.Name && m.Digest == e.Digest && m.Hold != "" })
+		if i < 0 {
+			continue
+		}
+		*list = slices.Clone(*list)
+		c := *(*list)[i]
+		c.Hold = ""
+		(*list)[i] = &c
+		return &out, true
+	}
+	return l, false
+}

@@ -461,7 +461,8 @@ func (r *Runner) envLift(o Op) *Failure {
 	to := wd.Env(o.Tag)
 	old := lockEntries(wd.Locks[to.Name])
 	held := old[o.Mod].Hold != ""
-	b, err := runLift(wd, to.Name, o.Mod)
+	locks, err := runLift(wd, to.Name, o.Mod)
+	b := locks[to.Name]
 	var moved *movedError
 	switch {
 	case errors.As(err, &moved):
@@ -482,7 +483,12 @@ func (r *Runner) envLift(o Op) *Failure {
 		return f
 	}
 	r.Stats["lifted"]++
-	wd.writeLock(to.Name, b)
+	for _, name := range slices.Sorted(maps.Keys(locks)) {
+		if name != to.Name {
+			r.Stats["lifted where it would be taken over again"]++
+		}
+		wd.writeLock(name, locks[name])
+	}
 	return nil
 }
 

@@ -212,18 +212,40 @@ func envOf(e *Env) promote.Env {
 	return promote.Env{Name: e.Name, Hosts: e.Hosts, From: e.From, Soak: e.Soak}
 }
 
-// runLift runs "pin promote --lift from to module": TO's lock with the
-// hold lifted, or an error (the module is not held: nothing written).
-func runLift(w *World, to, module string) ([]byte, error) {
+// runLift runs "pin promote --lift from to module" (promote.LiftAll, as
+// cmd/pin does): by environment, the locks it writes, TO's with the hold
+// lifted and any other whose hold the module would take over again; or
+// an error (the module is not held: nothing written).
+func runLift(w *World, to, module string) (map[string][]byte, error) {
 	toEnv := envsOf(w, w.inputs(), []string{to})[0]
 	if why := movedWhy([]*source.Env{toEnv}); why != "" {
 		return nil, &movedError{why}
 	}
-	l, err := promote.Lift(toEnv.Inputs.Lock, []string{module})
+	ws, err := promote.LiftAll(envInput(w, toEnv), toEnv.Path, []string{module})
 	if err != nil {
 		return nil, err
 	}
-	return lock.Format(l), nil
+	out := map[string][]byte{}
+	for _, x := range ws {
+		out[w.envOfLock(x.Path)] = lock.Format(x.Lock)
+	}
+	return out, nil
+}
+
+// envOfLock is the environment whose lock file is path: a declared one's,
+// or an orphan's (its name from the file name, source.LockPath).
+func (w *World) envOfLock(path string) string {
+	for name := range w.Locks {
+		if source.LockPath(w.lockPath(), name) == path {
+			return name
+		}
+	}
+	for _, e := range w.Envs {
+		if source.LockPath(w.lockPath(), e.Name) == path {
+			return e.Name
+		}
+	}
+	panic(fmt.Sprintf("truth: %s is no environment's lock", path))
 }
 
 // runEnvPlan runs "pin plan host": the host judged by its environment's
