@@ -191,24 +191,34 @@ environment "production" {
 }
 `
 
-// TestHoldFollowsRename: production's entry is held at 1.1.0 by a
-// manual pick; after the module is renamed, the renamed module takes the
-// floor over and the hold with it: the lock still holds 1.1.0, with the
-// hold's words, and the plan says so, although the renamed module tracks
-// upstream, which offers 1.3.0.
-func TestHoldFollowsRename(t *testing.T) {
+// heldInProduction is the world of the hold tests: staging's s1 and s2
+// run app 1.2.0, production's p1 runs 1.0.0 (holdModules, and more, the
+// catalogue's other blocks), resolved, then production's entry picked at
+// 1.1.0 and held ("freeze for audit").
+func heldInProduction(t *testing.T, more string) *envWorld {
+	t.Helper()
 	w := newEnvWorld(t)
 	w.runsSince("s1", "1.2.0", 48*time.Hour)
 	w.runsSince("s2", "1.2.0", 48*time.Hour)
 	w.runsSince("p1", "1.0.0", 100*time.Hour)
 	w.writePromote()
-	w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running"))
+	w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running")+more)
 	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
 		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := pin(t, w.dir, "promote", "staging", "production", "app", "--pick", "1.1.0@"+w.builds["1.1.0"].digest, "--reason", "freeze for audit"); r.code != exitOK {
 		t.Fatalf("promote --pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	return w
+}
+
+// TestHoldFollowsRename: production's entry is held at 1.1.0 by a
+// manual pick; after the module is renamed, the renamed module takes the
+// floor over and the hold with it: the lock still holds 1.1.0, with the
+// hold's words, and the plan says so, although the renamed module tracks
+// upstream, which offers 1.3.0.
+func TestHoldFollowsRename(t *testing.T) {
+	w := heldInProduction(t, "")
 	w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "www", "track-upstream"))
 	r := pin(t, w.dir, "resolve", "--environment", "production")
 	if r.code != exitOK {
@@ -275,18 +285,7 @@ func TestHoldFollowsMovedHost(t *testing.T) {
 	const dr = "\nenvironment \"dr\" {\n  hosts = %s\n}\n"
 	for _, name := range []string{"app", "www"} {
 		t.Run(name, func(t *testing.T) {
-			w := newEnvWorld(t)
-			w.runsSince("s1", "1.2.0", 48*time.Hour)
-			w.runsSince("s2", "1.2.0", 48*time.Hour)
-			w.runsSince("p1", "1.0.0", 100*time.Hour)
-			w.writePromote()
-			w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running")+fmt.Sprintf(dr, "[]"))
-			if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-				t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-			}
-			if r := pin(t, w.dir, "promote", "staging", "production", "app", "--pick", "1.1.0@"+w.builds["1.1.0"].digest, "--reason", "freeze for audit"); r.code != exitOK {
-				t.Fatalf("promote --pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-			}
+			w := heldInProduction(t, fmt.Sprintf(dr, "[]"))
 			moved := strings.Replace(fmt.Sprintf(holdModules, name, "track-upstream"), `hosts = ["p1"]`, `hosts = []`, 1) + fmt.Sprintf(dr, `["p1"]`)
 			w.world.write([]string{"registry.example.org"}, moved)
 			r := pin(t, w.dir, "resolve")
@@ -312,18 +311,7 @@ func TestHoldFollowsMovedHost(t *testing.T) {
 // resolve keeps it lifted (it came back, re-inherited, before).
 func TestLiftedHoldStaysLifted(t *testing.T) {
 	const dr = "\nenvironment \"dr\" {\n  hosts = %s\n  from  = \"staging\"\n}\n"
-	w := newEnvWorld(t)
-	w.runsSince("s1", "1.2.0", 48*time.Hour)
-	w.runsSince("s2", "1.2.0", 48*time.Hour)
-	w.runsSince("p1", "1.0.0", 100*time.Hour)
-	w.writePromote()
-	w.world.write([]string{"registry.example.org"}, fmt.Sprintf(holdModules, "app", "at-least-running")+fmt.Sprintf(dr, "[]"))
-	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
-		t.Fatalf("resolve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	if r := pin(t, w.dir, "promote", "staging", "production", "app", "--pick", "1.1.0@"+w.builds["1.1.0"].digest, "--reason", "freeze for audit"); r.code != exitOK {
-		t.Fatalf("promote --pick: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	w := heldInProduction(t, fmt.Sprintf(dr, "[]"))
 	back := strings.Replace(fmt.Sprintf(holdModules, "www", "track-upstream"), `hosts = ["p1"]`, `hosts = []`, 1) + fmt.Sprintf(dr, `["p1"]`)
 	w.world.write([]string{"registry.example.org"}, strings.Replace(back, "  runs_on \"p1\" { container = \"app\" }\n", "", 1))
 	if r := pin(t, w.dir, "resolve"); r.code != exitOK {
