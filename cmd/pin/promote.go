@@ -119,25 +119,10 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		out := promoteJSON(o, toEnv.Path, nil)
 		out.Lifted = slices.Clone(o.Modules)
 		report := fmt.Sprintf("Lifted the hold of %s in %s.", strings.Join(o.Modules, ", "), o.To)
-		if len(ws) == 1 {
-			return writePromoted(o, s, toEnv, ws[0].Lock, report, out)
-		}
 		for _, w := range ws[1:] {
 			report += fmt.Sprintf("\nLifted the hold it would take over in %s.", w.Path)
 		}
-		written, _, err := lock.WriteAll(ws)
-		if err != nil {
-			return withCode(exitInput, err)
-		}
-		if o.Format == "json" {
-			out.Written = slices.Contains(written, toEnv.Path)
-			return writeJSON(s.Out, out)
-		}
-		fmt.Fprintln(s.Out, sanitize(report))
-		for _, p := range written {
-			fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(p))
-		}
-		return nil
+		return writePromoted(o, s, toEnv, ws, report, out)
 	}
 	res, err := decidePromotion(ctx, o, in, run)
 	requestSummary(o.globalOptions, s, in.Registries)
@@ -161,7 +146,7 @@ func runPromote(ctx context.Context, o *promoteOptions, s streams) error {
 		}
 		return withCode(exitFindings, fmt.Errorf("refused to promote %s from %s to %s; %s left unchanged", strings.Join(names, ", "), o.From, o.To, toEnv.Path))
 	}
-	return writePromoted(o, s, toEnv, res.Lock(), b.String(), promoteJSON(o, toEnv.Path, res))
+	return writePromoted(o, s, toEnv, []lock.Write{{Path: toEnv.Path, Lock: res.Lock()}}, b.String(), promoteJSON(o, toEnv.Path, res))
 }
 
 // selectPromotion is the run o promotes (source's Inputs.SelectTarget,
@@ -195,23 +180,23 @@ func decidePromotion(ctx context.Context, o *promoteOptions, in *source.Inputs, 
 	return promote.Promote(ctx, pin)
 }
 
-// writePromoted writes TO's lock when it changed, and says what it did:
-// report for people, out as --format json.
-func writePromoted(o *promoteOptions, s streams, env *source.Env, l *lock.Lock, report string, out promoteOutput) error {
-	changed := lock.Sum(l) != env.LockSum
-	if changed {
-		if _, err := lock.WriteFile(env.Path, lock.Format(l)); err != nil {
-			return withCode(exitInput, err)
-		}
+// writePromoted writes the locks of a promotion or a lift (ws: TO's
+// first, then any other a lift changed), all or none (lock.WriteAll, which
+// writes only those that changed), and says what it did.
+func writePromoted(o *promoteOptions, s streams, env *source.Env, ws []lock.Write, report string, out promoteOutput) error {
+	written, _, err := lock.WriteAll(ws)
+	if err != nil {
+		return withCode(exitInput, err)
 	}
 	if o.Format == "json" {
-		out.Written = changed
+		out.Written = slices.Contains(written, env.Path)
 		return writeJSON(s.Out, out)
 	}
 	fmt.Fprint(s.Out, sanitize(strings.TrimRight(report, "\n")+"\n"))
-	if changed {
-		fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(env.Path))
-	} else {
+	for _, p := range written {
+		fmt.Fprintf(s.Out, "Wrote %s.\n", sanitize(p))
+	}
+	if !slices.Contains(written, env.Path) {
 		fmt.Fprintf(s.Out, "%s is up to date.\n", sanitize(env.Path))
 	}
 	return nil
