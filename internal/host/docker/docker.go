@@ -185,7 +185,7 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 			resp, err := call(gctx, timeout, func(ctx context.Context) (container.InspectResponse, error) {
 				return cli.ContainerInspect(ctx, c.ID)
 			})
-			if cerrdefs.IsNotFound(err) {
+			if gone(err) {
 				return nil // removed since the list: keep what it said
 			}
 			if err != nil {
@@ -246,6 +246,14 @@ func (h Host) Observe(ctx context.Context) (*host.Snapshot, error) {
 	}
 	snap.Normalise()
 	return snap, nil
+}
+
+// gone says whether an Engine's error answers that the container asked
+// for no longer exists: dockerd's 404, or Podman's 500 whose cause is
+// "no such container" (libpod's ErrNoSuchCtr), which Podman answers when
+// the container is removed between its lookup and its inspect.
+func gone(err error) bool {
+	return cerrdefs.IsNotFound(err) || err != nil && strings.HasSuffix(err.Error(), ": no such container")
 }
 
 // engineHealth is what a container's inspected state says of its health.

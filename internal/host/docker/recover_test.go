@@ -15,10 +15,12 @@ import (
 )
 
 // TestObserveRecoversReference, without dockerd: an engine (API 1.41, as
-// dockerd 20.10 answers) lists one container by its reference and three by
-// image ID: one whose inspect gives its reference, one removed between the
-// list and the inspect, one created from the image ID. Observe inspects
-// the three and only them, and each keeps what the engine last said.
+// dockerd 20.10 answers) lists one container by its reference and four by
+// image ID: one whose inspect gives its reference, two removed between the
+// list and the inspect (dockerd's 404; Podman's 500 "no such container",
+// which it answers when the removal comes between its lookup and its
+// inspect), one created from the image ID. Observe inspects the four and
+// only them, and each keeps what the engine last said.
 func TestObserveRecoversReference(t *testing.T) {
 	t.Parallel()
 	idA, idB := "sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("b", 64)
@@ -26,6 +28,7 @@ func TestObserveRecoversReference(t *testing.T) {
 	 {"Id":"c-tag","Names":["/tag"],"Image":"r.example/app:1.22","ImageID":"` + idB + `","State":"running"},
 	 {"Id":"c-moved","Names":["/moved"],"Image":"` + idA + `","ImageID":"` + idA + `","State":"exited"},
 	 {"Id":"c-gone","Names":["/gone"],"Image":"` + idA + `","ImageID":"` + idA + `","State":"running"},
+	 {"Id":"c-podgone","Names":["/podgone"],"Image":"` + idA + `","ImageID":"` + idA + `","State":"running"},
 	 {"Id":"c-byid","Names":["/byid"],"Image":"` + idA + `","ImageID":"` + idA + `","State":"created"}]`
 	inspect := map[string]string{
 		"c-moved": `{"Id":"c-moved","Image":"` + idA + `","Config":{"Image":"r.example/app:1.22"}}`,
@@ -44,6 +47,9 @@ func TestObserveRecoversReference(t *testing.T) {
 			io.WriteString(w, list)
 		case ok && inspect[strings.TrimSuffix(cid, "/json")] != "":
 			io.WriteString(w, inspect[strings.TrimSuffix(cid, "/json")])
+		case cid == "c-podgone/json":
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"cause":"no such container","message":"container c-podgone does not exist in database: no such container","response":500}`)
 		default: // c-gone, and both images: removed
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"message":"No such object"}`)
@@ -59,23 +65,25 @@ func TestObserveRecoversReference(t *testing.T) {
 		{ID: "c-byid", Name: "byid", Image: idA, ImageID: idA, State: "created"},
 		{ID: "c-gone", Name: "gone", Image: idA, ImageID: idA, State: "running"},
 		{ID: "c-moved", Name: "moved", Image: "r.example/app:1.22", ImageID: idA, State: "exited"},
+		{ID: "c-podgone", Name: "podgone", Image: idA, ImageID: idA, State: "running"},
 		{ID: "c-tag", Name: "tag", Image: "r.example/app:1.22", ImageID: idB, State: "running"},
 	}
 	if d := cmp.Diff(want, snap.Containers); d != "" {
 		t.Errorf("containers (-want +got):\n%s", d)
 	}
 	wantSeen := map[string]int{
-		"/containers/json":         1,
-		"/containers/c-moved/json": 1,
-		"/containers/c-gone/json":  1,
-		"/containers/c-byid/json":  1,
-		"/images/" + idA + "/json": 1,
-		"/images/" + idB + "/json": 1,
+		"/containers/json":           1,
+		"/containers/c-moved/json":   1,
+		"/containers/c-gone/json":    1,
+		"/containers/c-byid/json":    1,
+		"/containers/c-podgone/json": 1,
+		"/images/" + idA + "/json":   1,
+		"/images/" + idB + "/json":   1,
 	}
 	if d := cmp.Diff(wantSeen, seen); d != "" {
 		t.Errorf("requests past /info (-want +got):\n%s", d)
 	}
-	if got, want := calls.Counts(), (CallCounts{Ping: 1, ContainerList: 1, ContainerInspect: 3, ImageInspect: 2}); got != want {
+	if got, want := calls.Counts(), (CallCounts{Ping: 1, ContainerList: 1, ContainerInspect: 4, ImageInspect: 2}); got != want {
 		t.Errorf("Calls = %+v, want %+v", got, want)
 	}
 
@@ -83,8 +91,8 @@ func TestObserveRecoversReference(t *testing.T) {
 	if _, err := (Host{Name: "fake", Addr: addr, Calls: &calls}).Observe(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := calls.Counts().ContainerInspect; got != 6 {
-		t.Errorf("after two Observes, ContainerInspect = %d, want 6", got)
+	if got := calls.Counts().ContainerInspect; got != 8 {
+		t.Errorf("after two Observes, ContainerInspect = %d, want 8", got)
 	}
 	if got := (*Calls)(nil).Counts(); got != (CallCounts{}) {
 		t.Errorf("nil Calls counts %+v", got)
