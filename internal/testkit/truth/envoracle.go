@@ -89,10 +89,13 @@ func heldKept(e *Env, old, b, retired map[string]Entry, except, what string, els
 		if o.Hold == "" || n == except {
 			continue
 		}
-		if _, in := b[n]; !in && retired[n].Digest == o.Digest && retired[n].Hold == o.Hold {
-			continue
-		}
-		if _, in := b[n]; !in && slices.ContainsFunc(elsewhere, func(x Entry) bool { return x.Digest == o.Digest && x.Hold == o.Hold }) {
+		// Gone from the live entries, the held record is kept retired
+		// (under whichever name: a renamed module's old name when the
+		// new one does not take it over) or in another environment's
+		// lock that took it over with its host: a digest and its hold
+		// words are the record, whatever name files it.
+		same := func(x Entry) bool { return x.Digest == o.Digest && x.Hold == o.Hold }
+		if _, in := b[n]; !in && (slices.ContainsFunc(slices.Collect(maps.Values(retired)), same) || slices.ContainsFunc(elsewhere, same)) {
 			continue
 		}
 		if ne := b[n]; ne.Digest != o.Digest || ne.Hold != o.Hold {

@@ -260,10 +260,7 @@ func (g *Gen) downs(w *World) []Op {
 // renamed, its containers kept: its floor in each environment's lock,
 // and the hold a manual pick put there, follow it.
 func (g *Gen) envRename(w *World) []Op {
-	if !g.on("rename") || g.skipRng.IntN(100) >= 8 || g.moves {
-		// (Not where hosts move too: which environment's lock keeps the
-		// entry of a module renamed after its host moved out is not
-		// modelled.)
+	if !g.on("rename") || g.skipRng.IntN(100) >= 8 {
 		return nil
 	}
 	m := w.Mods[g.skipRng.IntN(len(w.Mods))]
