@@ -89,7 +89,10 @@ func TestVersionAdviceRecordsRevision(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "pin")
 	cmd := exec.Command(args[0], append(append([]string{}, args[1:len(args)-1]...), "-o", bin, args[len(args)-1])...)
 	cmd.Dir = clone
-	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	// CGO_ENABLED=0 and -trimpath as well: the configuration the suite
+	// compiles pin's dependencies in (scripts/test, like_release), which
+	// says nothing of a version either.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false -trimpath", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}

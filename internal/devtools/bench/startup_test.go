@@ -22,7 +22,11 @@ var pinBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "pin")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/pin-tool/pin/cmd/pin").CombinedOutput()
+	// As the release builds it (CGO_ENABLED=0, -trimpath): the binary
+	// users get, compiled from what the suite's vet compiled.
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/pin-tool/pin/cmd/pin")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
 	if err != nil {
 		return "", &buildError{err, string(out)}
 	}
