@@ -24,8 +24,8 @@ func kustomizeRender(t *testing.T, dir string) string {
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
 	build.Dir = filepath.Join(repoRoot, "internal/devtools/kustomize")
 	// CGO_ENABLED=0 and -trimpath: the suite's configuration, in which
-	// the standard library and what kustomize shares with pin are
-	// compiled already (scripts/test, like_release).
+	// the standard library is compiled already (scripts/test,
+	// like_release).
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kustomize: %v\n%s", err, out)

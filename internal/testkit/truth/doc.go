@@ -87,7 +87,7 @@
 // modules (so a later lock --from-host of another host must refuse rather
 // than lock below what it runs: check 1), and a promotion whose FROM host
 // of a module is down must be refused (check 8). In histories with
-// environments and no host moves, modules are renamed, their containers
+// environments (host moves included), modules are renamed, their containers
 // kept: the floor and the hold of each environment's entry follow them
 // where pin's takeover rule ties the entry to the renamed module
 // (oracle.go: aliased, tied; check 10).

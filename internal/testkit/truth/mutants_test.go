@@ -417,10 +417,14 @@ func TestTruthMutants(t *testing.T) {
 // with stop, only the first.
 func truthRun(t *testing.T, dir string, steps int, stop bool) (map[string]string, string) {
 	list := filepath.Join(t.TempDir(), "failing")
-	cmd := exec.Command("go", "test", "-count=1", "-timeout=10m", "-run", "^TestTruth$", "./internal/testkit/truth",
+	// CGO_ENABLED=0 and -trimpath, the suite's configuration
+	// (scripts/test, like_release): the copy's packages then compile as
+	// the module's own do, whatever folder they are in, so each mutant
+	// recompiles only what its edit changes.
+	cmd := exec.Command("go", "test", "-trimpath", "-count=1", "-timeout=10m", "-run", "^TestTruth$", "./internal/testkit/truth",
 		fmt.Sprintf("-truth.steps=%d", steps), "-truth.seed=20261203", "-truth.list="+list, fmt.Sprintf("-truth.stop=%t", stop))
 	cmd.Dir = dir
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "PIN_TRUTH_") })
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "PIN_TRUTH_") }), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
