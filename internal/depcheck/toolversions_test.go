@@ -1,6 +1,7 @@
 package depcheck
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,28 +53,20 @@ func requirements(t *testing.T, path string) map[string]string {
 // TestToolsShareVersions: every module that two of pin's go.mod and the
 // tools' go.mod files require, they require at one version.
 func TestToolsShareVersions(t *testing.T) {
-	root := filepath.Join("..", "..")
-	files := append([]string{"go.mod"}, toolModules...)
+	files := []string{"go.mod"}
+	for _, dir := range toolModules {
+		files = append(files, filepath.Join(dir, "go.mod"))
+	}
 	by := map[string]map[string]string{} // module → file → version
-	for i, f := range files {
-		if i > 0 {
-			f = filepath.Join(f, "go.mod")
-			files[i] = f
-		}
-		for m, v := range requirements(t, filepath.Join(root, f)) {
+	for _, f := range files {
+		for m, v := range requirements(t, filepath.Join("..", "..", f)) {
 			if by[m] == nil {
 				by[m] = map[string]string{}
 			}
 			by[m][f] = v
 		}
 	}
-	for _, m := range slices.Sorted(func(yield func(string) bool) {
-		for m := range by {
-			if !yield(m) {
-				return
-			}
-		}
-	}) {
+	for _, m := range slices.Sorted(maps.Keys(by)) {
 		vs := by[m]
 		var seen []string
 		for _, f := range files {
