@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
@@ -67,7 +68,7 @@ func (h Host) do(ctx context.Context, what string, f func(context.Context, *clie
 	timeout := cmp.Or(h.Timeout, DefaultTimeout)
 	e, err := h.resolve()
 	fail := func(err error) error {
-		if gone(err) {
+		if cerrdefs.IsNotFound(err) {
 			err = notFound{err}
 		}
 		return host.Errorf(h.Name, "host %s (%s): %s: %w", h.Name, cmp.Or(e.describe(), h.Addr, h.Context), what, e.explain(err))
